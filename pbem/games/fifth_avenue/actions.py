@@ -1,0 +1,382 @@
+"""Fifth Avenue commands: one small value type per decision, and their text form.
+
+``str(action)`` is the canonical command line; ``parse_command`` reads any
+accepted spelling back into the same value. Parsing only checks form; whether a
+command is allowed now is decided by :mod:`.rules`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import InvalidCommandError
+from .board import BLACK, VALUES, Board
+
+Counts = tuple[int, int, int]  # how many cards of value 4, 5 and 6
+
+
+def counts_values(counts: Counts) -> list[int]:
+    return [v for v, k in zip(VALUES, counts) for _ in range(k)]
+
+
+@dataclass(frozen=True)
+class Place:
+    """Initial skyscraper placement."""
+
+    district: str
+    color: str
+
+    def __str__(self) -> str:
+        return f"place {self.district} {self.color}"
+
+
+@dataclass(frozen=True)
+class TakeSkyscrapers:
+    """Action A."""
+
+    def __str__(self) -> str:
+        return "A"
+
+
+@dataclass(frozen=True)
+class PlaceBusiness:
+    """Action B."""
+
+    business: str
+    district: str
+    plot: str
+
+    def __str__(self) -> str:
+        return f"B {self.business} {self.district} {self.plot}"
+
+
+@dataclass(frozen=True)
+class BlackCardAndMove:
+    """Action C: draw a black card, then move a commissioner."""
+
+    commissioner: str
+    destination: str
+
+    def __str__(self) -> str:
+        return f"C {self.commissioner} {self.destination}"
+
+
+@dataclass(frozen=True)
+class ScoreDistrict:
+    """Action D."""
+
+    district: str
+
+    def __str__(self) -> str:
+        return f"D {self.district}"
+
+
+@dataclass(frozen=True)
+class TakeCards:
+    """Second phase of A, B and C: colored cards of different colors."""
+
+    colors: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return "cards " + " ".join(self.colors)
+
+
+@dataclass(frozen=True)
+class Move:
+    """Third phase: move a commissioner."""
+
+    commissioner: str
+    destination: str
+
+    def __str__(self) -> str:
+        return f"move {self.commissioner} {self.destination}"
+
+
+@dataclass(frozen=True)
+class Bid:
+    """Cards added to the bidder's cards on the table.
+
+    ``color`` is the colored cards' color, or None when only black cards are
+    added.
+    """
+
+    color: str | None
+    colored: Counts
+    black: Counts
+
+    def __str__(self) -> str:
+        parts = ["bid"]
+        if self.color is not None and sum(self.colored):
+            parts.append(self.color)
+            parts.extend(str(v) for v in counts_values(self.colored))
+        if sum(self.black):
+            parts.append(BLACK)
+            parts.extend(str(v) for v in counts_values(self.black))
+        return " ".join(parts)
+
+    @property
+    def total(self) -> int:
+        return sum(v * k for v, k in zip(VALUES, self.colored)) + sum(v * k for v, k in zip(VALUES, self.black))
+
+
+@dataclass(frozen=True)
+class Pass:
+    def __str__(self) -> str:
+        return "pass"
+
+
+@dataclass(frozen=True)
+class Build:
+    """After winning an auction: build this many skyscrapers (0 allowed)."""
+
+    count: int
+
+    def __str__(self) -> str:
+        return f"build {self.count}"
+
+
+@dataclass(frozen=True)
+class Stop:
+    """After winning an auction in a full district: declare a building stop."""
+
+    def __str__(self) -> str:
+        return "stop"
+
+
+Action = (
+    Place | TakeSkyscrapers | PlaceBusiness | BlackCardAndMove | ScoreDistrict | TakeCards | Move | Bid | Pass | Build | Stop
+)
+
+
+@dataclass(frozen=True)
+class PartialMove:
+    """A move whose commissioner or destination was left out.
+
+    The rules fill the gap when only one move fits, or raise an ambiguity.
+    """
+
+    kind: str  # "move" or "C"
+    commissioner: str | None
+    destination: str | None
+
+
+# --------------------------------------------------------------------------- parsing
+
+HELP = (
+    "Commands: place <district> <color>; A; B <business> <district> <color>; C <commissioner> <destination>; "
+    "D <district>; cards <color> <color>; move <commissioner> <destination>; bid <color> <value>... [black <value>...]; "
+    "pass; build <n>; stop"
+)
+
+_SPLIT = re.compile(r"[\s,+]+")
+
+
+def split_commands(line: str) -> list[str]:
+    """Several commands may share a line, separated by ';'."""
+    return [part.strip() for part in line.split(";") if part.strip()]
+
+
+def _tokens(text: str) -> list[str]:
+    text = text.strip().lower().replace(".", " ")
+    return [t for t in _SPLIT.split(text) if t]
+
+
+class _Reader:
+    def __init__(self, board: Board, text: str) -> None:
+        self.board = board
+        self.text = text
+        self.toks = _tokens(text)
+        self.i = 0
+
+    def error(self, why: str) -> InvalidCommandError:
+        return InvalidCommandError(f"Cannot read '{self.text.strip()}': {why}. {HELP}")
+
+    def more(self) -> bool:
+        return self.i < len(self.toks)
+
+    def peek(self) -> str | None:
+        return self.toks[self.i] if self.more() else None
+
+    def next(self, what: str) -> str:
+        if not self.more():
+            raise self.error(f"{what} is missing")
+        tok = self.toks[self.i]
+        self.i += 1
+        return tok
+
+    def _longest(self, table: dict[str, str], max_words: int = 4) -> str | None:
+        for n in range(min(max_words, len(self.toks) - self.i), 0, -1):
+            key = " ".join(self.toks[self.i : self.i + n])
+            if key in table:
+                self.i += n
+                return table[key]
+        return None
+
+    def place(self, what: str = "a district") -> str:
+        if not self.more():
+            raise self.error(f"{what} is missing")
+        code = self._longest(_place_table(self.board))
+        if code is None:
+            raise self.error(
+                f"'{self.peek()}' is not {what} (use a code: CH, " + ", ".join(self.board.district_codes) + ", CP)"
+            )
+        return code
+
+    def plot(self) -> str:
+        if not self.more():
+            raise self.error("a plot color is missing")
+        table = {c: c for c in self.board.plot_colors}
+        table.update(self.board.color_aliases)
+        if self.board.sixth_plot:
+            for alias in self.board.sixth_plot_aliases:
+                table[alias] = self.board.sixth_plot
+        color = self._longest(table, 2)
+        if color is None:
+            raise self.error(f"'{self.peek()}' is not a plot color ({', '.join(self.board.plot_colors)})")
+        return color
+
+    def color(self) -> str | None:
+        """A card color, black included; None if the next token is not a color."""
+        tok = self.peek()
+        if tok is None:
+            return None
+        if tok == BLACK:
+            self.i += 1
+            return BLACK
+        color = self.board.color_aliases.get(tok, tok)
+        if color in self.board.plot_colors:
+            self.i += 1
+            return color
+        return None
+
+    def business(self) -> str:
+        table = {b: b for b in self.board.business_types}
+        table.update(self.board.business_aliases)
+        table.update({b + "s": b for b in self.board.business_types})
+        if not self.more():
+            raise self.error("a business is missing")
+        business = self._longest(table, 2)
+        if business is None:
+            raise self.error(f"'{self.peek()}' is not a business ({', '.join(self.board.business_types)})")
+        return business
+
+    def commissioner(self, required: bool) -> str | None:
+        tok = self.peek()
+        if tok in self.board.commissioners:
+            self.i += 1
+            return tok
+        if required:
+            raise self.error(f"a commissioner ({' or '.join(self.board.commissioners)}) is missing")
+        return None
+
+    def done(self) -> None:
+        if self.more():
+            raise self.error(f"unexpected '{' '.join(self.toks[self.i:])}' at the end")
+
+
+_PLACE_TABLES: dict[bool, dict[str, str]] = {}
+
+
+def _place_table(board: Board) -> dict[str, str]:
+    table = _PLACE_TABLES.get(board.back_side)
+    if table is None:
+        table = {" ".join(_tokens(alias)): code for alias, code in board.place_aliases.items()}
+        _PLACE_TABLES[board.back_side] = table
+    return table
+
+
+def parse_command(board: Board, text: str) -> Action | PartialMove:
+    """Read one command. Raises InvalidCommandError when the text is not a command."""
+    r = _Reader(board, text)
+    if not r.more():
+        raise r.error("the command is empty")
+    word = r.next("a command")
+    if word == "action":
+        word = r.next("the action letter")
+    if word == "place":
+        district = r.place()
+        color = r.plot()
+        r.done()
+        return Place(district, color)
+    if word == "a":
+        r.done()
+        return TakeSkyscrapers()
+    if word == "b":
+        business = r.business()
+        district = r.place()
+        plot = r.plot()
+        r.done()
+        return PlaceBusiness(business, district, plot)
+    if word in ("c", "move"):
+        commissioner = r.commissioner(required=False)
+        destination = r.place("a destination") if r.more() else None
+        r.done()
+        if commissioner is None or destination is None:
+            if commissioner is None and destination is None:
+                raise r.error("say which commissioner moves where")
+            return PartialMove("C" if word == "c" else "move", commissioner, destination)
+        return BlackCardAndMove(commissioner, destination) if word == "c" else Move(commissioner, destination)
+    if word == "d":
+        if not r.more():
+            return PartialMove("D", None, None)
+        district = r.place()
+        r.done()
+        return ScoreDistrict(district)
+    if word in ("cards", "card", "take"):
+        colors = []
+        while r.more():
+            color = r.color()
+            if color is None or color == BLACK:
+                raise r.error(f"'{r.peek() if color is None else 'black'}' is not a colored card stack")
+            colors.append(color)
+        if not colors:
+            raise r.error("name the colors of the two cards you take")
+        return TakeCards(tuple(colors))
+    if word in ("bid", "raise", "add"):
+        return _parse_bid(r)
+    if word == "pass":
+        r.done()
+        return Pass()
+    if word == "build":
+        tok = r.next("the number of skyscrapers")
+        if not tok.isdigit():
+            raise r.error(f"'{tok}' is not a number")
+        r.done()
+        return Build(int(tok))
+    if word == "stop":
+        if r.peek() == "building":  # "stop building" reads naturally too
+            r.i += 1
+        r.done()
+        return Stop()
+    raise r.error(f"'{word}' is not a command")
+
+
+def _parse_bid(r: _Reader) -> Bid:
+    colored_color: str | None = None
+    colored = [0, 0, 0]
+    black = [0, 0, 0]
+    current: str | None = None
+    if not r.more():
+        raise r.error("say which cards you bid, for example 'bid gray 4 4 black 5'")
+    while r.more():
+        color = r.color()
+        if color is not None:
+            if color != BLACK:
+                if colored_color is not None and colored_color != color:
+                    raise r.error("a bid uses one color (and black cards)")
+                colored_color = color
+            current = color
+            continue
+        tok = r.next("a card value")
+        if not tok.isdigit() or int(tok) not in VALUES:
+            raise r.error(f"'{tok}' is neither a color nor a card value (4, 5 or 6)")
+        if current is None:
+            raise r.error("name the color before the values, for example 'bid gray 4 4 black 5'")
+        target = black if current == BLACK else colored
+        target[int(tok) - VALUES[0]] += 1
+    if sum(colored) == 0 and sum(black) == 0:
+        raise r.error("no card values given")
+    if colored_color is not None and sum(colored) == 0:
+        raise r.error(f"no {colored_color} card values given")
+    return Bid(colored_color if sum(colored) else None, tuple(colored), tuple(black))  # type: ignore[arg-type]
