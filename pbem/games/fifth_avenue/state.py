@@ -14,9 +14,8 @@ turn where it stood.
 
 from __future__ import annotations
 
-import copy
 import json
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .board import Board, load_board
@@ -105,24 +104,31 @@ class State:
         return player_view(self, player)
 
     # ------------------------------------------------------------------ serial form
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["game"] = GAME
-        return data
-
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        data = {name: getattr(self, name) for name in _FIELDS}
+        data["game"] = GAME
+        return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+    def to_dict(self) -> dict[str, Any]:
+        # Through JSON: a deep copy that shares nothing with the live state, and fast.
+        return json.loads(self.to_json())
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "State":
-        if data.get("game", GAME) != GAME:
-            raise ValueError(f"not a {GAME} state: {data.get('game')!r}")
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: copy.deepcopy(v) for k, v in data.items() if k in names})
+        return cls.from_json(json.dumps(data))
 
     @classmethod
     def from_json(cls, text: str) -> "State":
-        return cls.from_dict(json.loads(text))
+        data = json.loads(text)
+        if data.get("game", GAME) != GAME:
+            raise ValueError(f"not a {GAME} state: {data.get('game')!r}")
+        unknown = set(data) - set(_FIELDS) - {"game"}
+        if unknown:
+            raise ValueError(f"unknown fields in a {GAME} state: {', '.join(sorted(unknown))}")
+        return cls(**{k: v for k, v in data.items() if k != "game"})
 
     def clone(self) -> "State":
-        return State.from_dict(json.loads(self.to_json()))
+        return State.from_json(self.to_json())
+
+
+_FIELDS = tuple(f.name for f in fields(State))

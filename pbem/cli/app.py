@@ -1,0 +1,104 @@
+"""Typer application. Every command: help with an example, a table for people, --json for scripts."""
+
+from __future__ import annotations
+
+import json
+import sys
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .. import __version__
+from ..games import get_game, names
+from ..services.simulate import POLICIES, simulate
+
+app = typer.Typer(
+    name="pbem",
+    help="pbem: a play-by-email turn processor for board games (Fifth Avenue, Manhattan).",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode="rich",
+)
+out = Console()
+err = Console(stderr=True)
+
+
+def _fail(message: str) -> None:
+    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code=1)
+
+
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"pbem {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
+) -> None:
+    """pbem: a play-by-email turn processor for board games."""
+
+
+@app.command()
+def sim(
+    game: str = typer.Argument(..., help=f"Game name: {', '.join(names())}."),
+    players: int = typer.Option(4, "--players", "-p", help="Number of players."),
+    games: int = typer.Option(1, "--games", "-k", min=1, help="How many games to play."),
+    seed: int = typer.Option(1, "--seed", "-s", help="Seed of the first game; game i uses seed+i-1."),
+    back_side: bool = typer.Option(False, "--back-side", help="Fifth Avenue: play on the 6-plot back side of the board."),
+    policy: str = typer.Option("uniform", "--policy", help="uniform: any legal command alike; by-kind: a kind of command first, then one of it."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
+) -> None:
+    """Play random games to the end (uniform over legal commands) and report each one.
+
+    Example:
+
+        pbem sim fifth-avenue --players 4 --games 10 --seed 7
+
+        pbem sim fifth-avenue --players 2 --back-side --games 3 --json
+
+        pbem sim fifth-avenue --players 3 --games 100 --policy by-kind
+    """
+    try:
+        engine = get_game(game)
+    except KeyError as exc:
+        _fail(str(exc.args[0]))
+    options = {"back_side": back_side} if back_side else {}
+    if policy not in POLICIES:
+        _fail(f"unknown policy {policy!r}; use one of {', '.join(POLICIES)}")
+    if players not in engine.PLAYERS:
+        _fail(f"{engine.TITLE} is for {', '.join(map(str, engine.PLAYERS))} players, not {players}")
+    with Progress(
+        TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=err, transient=True, disable=games < 20 or not sys.stderr.isatty(),
+    ) as progress:
+        task = progress.add_task("games", total=games)
+        results = simulate(engine.NAME, players, games, seed, policy=policy, on_game_done=lambda _: progress.advance(task), **options)
+    if as_json:
+        doc = {
+            "game": engine.NAME,
+            "players": players,
+            "back_side": back_side,
+            "seed": seed,
+            "policy": policy,
+            "games": [r.to_dict() for r in results],
+        }
+        typer.echo(json.dumps(doc, indent=2))
+        return
+    table = Table(title=f"{engine.TITLE}: {games} random game{'s' if games > 1 else ''}, {players} players"
+                  + (", back side" if back_side else ""))
+    table.add_column("game", justify="right")
+    table.add_column("seed", justify="right")
+    table.add_column("winner")
+    table.add_column("scores")
+    table.add_column("commands", justify="right")
+    table.add_column("ended by")
+    for r in results:
+        table.add_row(
+            str(r.game), str(r.seed), ", ".join(f"player {w + 1}" for w in r.winners),
+            " / ".join(map(str, r.scores)), str(r.commands), r.ended_by.replace("_", " "),
+        )
+    out.print(table)

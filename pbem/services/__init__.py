@@ -1,0 +1,1 @@
+"""Use cases that the CLI (and later the mail worker) call; one function per job."""
