@@ -135,3 +135,26 @@ def test_random_game_keeps_every_invariant(players: int, back_side: bool, policy
     for player, command in commands:
         replay.apply_command(player, command)
     assert replay.to_json() == state.to_json()
+
+
+def test_random_games_reach_every_rule() -> None:
+    """The by-kind games above are only worth their time if they play every rule."""
+    seen: collections.Counter = collections.Counter()
+    robot_stops = 0
+    for players, back_side, policy, seed in GAMES:
+        if policy != "by-kind":
+            continue
+        state = new_game(players, seed, back_side=back_side)
+        rng = Rng(seed * 7919 + players)
+        while not state.is_terminal():
+            for event in state.apply_action(state.current_player(), choose(state.legal_actions(), rng, policy)):
+                seen[event["kind"]] += 1
+                if event["kind"] == "building_stop" and event["actor"] == state.robot:
+                    robot_stops += 1
+    expected = {
+        "placed", "action", "business", "central_park_business", "special_scoring", "scored", "black_cards",
+        "cards", "move", "auctions", "auction", "bid", "pass", "no_bids", "won", "built", "building_stop",
+        "robot_bid", "robot_out", "robot_built", "auctions_end", "game_over",
+    }
+    assert expected <= set(seen), expected - set(seen)
+    assert robot_stops > 0

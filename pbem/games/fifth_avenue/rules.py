@@ -753,7 +753,7 @@ def _special_scoring(state: State, vp: int, districts: int, events: list[Event])
         _event(
             "special_scoring", None,
             f"special scoring: {vp} VP for every player with skyscrapers in at least {districts} districts",
-            players=winners, vp=vp,
+            players=winners, vp=vp, points=[vp if p in winners else 0 for p in range(state.players)],
         )
     )
 
@@ -775,7 +775,7 @@ def _move(state: State, player: int, commissioner: str, destination: str, events
         queue = list(state.markers[commissioner]) + [CENTRAL_PARK]
         state.frames.append({"kind": "auctions", "trigger": player, "commissioner": commissioner, "queue": queue})
         names = ", ".join(_name(state, s) for s in queue)
-        events.append(_event("auctions", player, f"auctions begin, in this order: {names}", queue=queue))
+        events.append(_event("auctions", player, f"triggered the auctions, in this order: {names}", queue=queue))
 
 
 # ------------------------------------------------------------------ auctions
@@ -805,6 +805,7 @@ def _bid(state: State, frame: dict[str, Any], player: int, bid: Bid, events: lis
     hand = state.hands[player]
     key = str(player)
     own = frame["bids"].get(key)
+    verb = "raised with" if own is not None else "bid"
     if own is None:
         own = frame["bids"][key] = {"color": bid.color, "colored": [0, 0, 0], "black": [0, 0, 0]}
         if frame["site"] == CENTRAL_PARK and frame["color"] is None:
@@ -816,7 +817,7 @@ def _bid(state: State, frame: dict[str, Any], player: int, bid: Bid, events: lis
         hand[BLACK][i] -= bid.black[i]
         own["black"][i] += bid.black[i]
     total = _bid_total(own)
-    events.append(_event("bid", player, f"bid {str(bid)[4:]} (total {total})", total=total))
+    events.append(_event("bid", player, f"{verb} {str(bid)[4:]} (total {total})", total=total))
     robot = state.robot
     if robot is not None and str(robot) in frame["bids"] and robot not in frame["out"] and total > _bid_total(frame["bids"][str(robot)]):
         frame["out"].append(robot)  # an outbid robot is out of this auction
