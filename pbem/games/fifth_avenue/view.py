@@ -44,6 +44,8 @@ def player_view(state: State, player: int | None) -> dict[str, Any]:
         "cp_businesses": list(state.cp_businesses),
         "plots": {d: {p: dict(c, businesses=list(c["businesses"])) for p, c in cells.items()} for d, cells in state.plots.items()},
         "stopped": list(state.stopped),
+        "boxed_skyscrapers": list(state.boxed_skyscrapers),
+        "boxed_businesses": list(state.boxed_businesses),
         "commissioners": dict(state.commissioners),
         "markers": {c: list(v) for c, v in state.markers.items()},
         "frames": frames,
