@@ -393,6 +393,7 @@ def parse(state: State, player: int, text: str) -> Action:
     """Read ``text`` as ``player``'s command and check it is legal now."""
     action = parse_command(state.board, text)
     if isinstance(action, PartialMove):
+        _check_turn(state, player)  # before guessing what a shortened command means
         action = _complete_partial(state, player, action)
     check(state, player, action)
     return action
@@ -401,7 +402,7 @@ def parse(state: State, player: int, text: str) -> Action:
 def _complete_partial(state: State, player: int, partial: PartialMove) -> Action:
     board = state.board
     if partial.kind == "D":
-        _expect_turn_phase(state, player, 1, ScoreDistrict(""))
+        _expect_turn_phase(state, player, 1, "D")
         options = scorable_districts(state)
         if len(options) == 1:
             return ScoreDistrict(options[0])
@@ -439,7 +440,7 @@ def _legal_strings(state: State, limit: int = 12) -> list[str]:
     return [str(a) for a in actions[:limit]]
 
 
-def _expect_turn_phase(state: State, player: int, phase: int, action: Action) -> dict[str, Any]:
+def _expect_turn_phase(state: State, player: int, phase: int, action: Action | str) -> dict[str, Any]:
     frame = _top(state)
     if frame["kind"] != "turn" or frame["phase"] != phase:
         raise IllegalCommandError(f"'{action}' does not fit now: {describe_decision(state)}", _legal_strings(state))
@@ -470,13 +471,16 @@ def describe_decision(state: State) -> str:
     return kind
 
 
-def check(state: State, player: int, action: Action) -> None:
-    """Raise a typed error, with the legal alternatives, unless ``action`` is legal now."""
+def _check_turn(state: State, player: int) -> None:
     if state.result is not None:
         raise GameOverError("The game is over; no more commands are accepted.")
-    acting = current_player(state)
-    if player != acting:
+    if player != current_player(state):
         raise NotYourTurnError(f"It is not your turn: {describe_decision(state)}")
+
+
+def check(state: State, player: int, action: Action) -> None:
+    """Raise a typed error, with the legal alternatives, unless ``action`` is legal now."""
+    _check_turn(state, player)
     board = state.board
     frame = _top(state)
     kind = frame["kind"]
@@ -1076,7 +1080,8 @@ def _end_game(state: State, reason: str, events: list[Event]) -> None:
     rng.shuffle(drawn)
     state.rng = rng.state
     drawn = drawn[: board.central_park_draw]
-    vp_each = board.district_vp[len(set(drawn))]
+    # Central Park is worth 2 to 5 (000 p.10): no business at all counts as one type.
+    vp_each = board.district_vp[max(1, len(set(drawn)))]
     cp_points = [state.central_park[p] * vp_each for p in range(state.players)]
     for p, pts in enumerate(cp_points):
         state.scores[p] += pts

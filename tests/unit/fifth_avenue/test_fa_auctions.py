@@ -13,15 +13,12 @@ from fa_helpers import (
     GREEN,
     RED,
     YELLOW,
-    at_phase,
-    clear_plots,
     hand_size,
     kinds,
     pass_all,
     put,
     ring,
     set_hand,
-    started,
     top,
     trigger_auctions,
 )
@@ -151,7 +148,8 @@ def test_raises_in_the_same_color_or_black_and_higher_than_the_high_bid(game4):
     s.apply_command(RED, "bid black 4")  # 4 + 4 = 8 > 5
     s.apply_command(YELLOW, "bid orange 4")  # 5 + 4 = 9 > 8
     s.apply_command(RED, "bid gray 5")  # 13
-    assert [c for c in (auction(s)["bids"][str(RED)],)][0]["colored"] == [1, 1, 0]
+    assert auction(s)["bids"][str(RED)]["colored"] == [1, 1, 0]  # gray 4 + gray 5
+    assert auction(s)["bids"][str(RED)]["black"] == [1, 0, 0]
     assert s.current_player() == YELLOW
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from pbem.games.fifth_avenue.rules import allowed_bid_colors, district_points
 
-from fa_helpers import COLORS, at_phase, clear_plots, kinds, pass_all, put, ring, set_hand, started, top, trigger_auctions
+from fa_helpers import COLORS, clear_plots, kinds, pass_all, put, ring, set_hand, started, top, trigger_auctions
 
 ROBOT = 2
 
@@ -85,6 +85,8 @@ def test_robot_out_when_not_higher():
     assert "robot_bid" in kinds(events) and "won" in kinds(events)
     # the only real player left wins
     assert top(s)["kind"] == "build" and top(s)["winner"] == 0
+    # "In any case, Alea's bid cards are put on the bottom of the black stack after the auction."
+    assert sorted(s.black_spent) == sorted([4, 5, 4] + [4])
 
 
 def test_robot_wins_when_both_players_pass():
@@ -178,6 +180,28 @@ def test_robot_declares_building_stop_without_empty_plot_and_never_scores():
     assert top(s)["site"] == "CP"
 
 
+def test_robot_building_stop_can_be_the_second_and_end_the_game():
+    # 000 p.11: "The game ends as in the 3 or 4 player game when the business supply row is empty or the second
+    # building stop is completed."
+    s = game2()
+    s.stopped = ["42E"]
+    p = ring(s, "TS")
+    put(s, "TS", p[0], owner=0, height=1)
+    put(s, "TS", p[1], businesses=["gallery"])
+    put(s, "TS", p[2], owner=1, height=1)
+    put(s, "TS", p[3], businesses=["perfume"])
+    put(s, "TS", p[4], businesses=["boutique"])
+    put(s, "34W", "orange", owner=1, height=1)
+    trigger_auctions(s, ["TS", "52E"])
+    events = pass_all(s)
+    assert "building_stop" in kinds(events)
+    assert s.is_terminal() and s.result["reason"] == "building_stop"
+    assert s.stopped == ["42E", "TS"]
+    # the stop gave 3 // 2 = 1 each; the final scoring adds 34W (Yellow 1 x 1 VP)
+    assert s.result["start_scores"] == [1, 1]
+    assert s.scores == [1, 2]
+
+
 def test_player_building_stop_counts_robot_skyscrapers():
     # 000 p.11: "When a player declares a building stop in a district, he scores Alea's skyscrapers as well as
     # those of the 2 real players."
@@ -219,11 +243,11 @@ def test_robot_never_scores_a_district():
     put(s, "52E", p[4], businesses=["perfume", "boutique"])
     s.commissioners["white"] = "52E"
     s.scores = [4, 4]
+    black = [sum(h["black"]) for h in s.hands]
     s.apply_command(0, "D 52E")
     assert s.scores == [4, 4]
-    # and the two real players each draw an extra black card: they have no skyscraper there
-    at_phase(s, 3)
-    assert len(s.scores) == 2
+    # the robot draws no cards; both real players have no skyscraper there and draw the extra one
+    assert [sum(h["black"]) - b for h, b in zip(s.hands, black)] == [3, 1]
 
 
 def test_robot_never_scores_at_game_end_or_special_scoring():

@@ -11,7 +11,6 @@ from fa_helpers import (
     GREEN,
     RED,
     YELLOW,
-    at_phase,
     clear_plots,
     hand_size,
     kinds,
@@ -332,3 +331,20 @@ def test_clear_winner_is_the_highest_score(game4):
     s.hands[RED]["black"][0] += 9
     _end_by_supply(s)
     assert s.result["winners"] == [YELLOW]
+
+
+@pytest.mark.parametrize("in_park, vp_each", [([], 2), (["gallery"], 2), (["gallery", "perfume"], 3)],
+                         ids=["none-2vp", "one-2vp", "two-3vp"])
+def test_central_park_with_fewer_than_three_businesses(game4, in_park, vp_each):
+    # docs/rules.md D29: an early end (second building stop) may leave fewer than three businesses below
+    # Central Park: all are drawn; with none, a Central Park skyscraper still scores the lowest value, 2.
+    from pbem.games.fifth_avenue.rules import _end_game
+
+    s = game4
+    s.cp_businesses = list(in_park)
+    s.central_park = [3, 0, 1, 0]
+    s.scores = [0, 0, 0, 0]
+    _end_game(s, "building_stop", [])
+    assert sorted(s.result["central_park"]["drawn"]) == sorted(in_park)
+    assert s.result["central_park"]["vp_each"] == vp_each
+    assert s.result["central_park"]["points"] == [3 * vp_each, 0, vp_each, 0]

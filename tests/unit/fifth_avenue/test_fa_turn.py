@@ -7,7 +7,7 @@ import pytest
 from pbem.games.errors import IllegalCommandError
 from pbem.games.fifth_avenue.rules import destinations
 
-from fa_helpers import BLUE, COLORS, RED, YELLOW, at_phase, hand_size, kinds, put, ring, started, top
+from fa_helpers import BLUE, COLORS, RED, YELLOW, at_phase, hand_size, put, started, top
 
 
 def _turn(s):
@@ -79,6 +79,24 @@ def test_action_d_needs_a_commissioner_in_a_district(game4):
     with pytest.raises(IllegalCommandError) as err:
         s.parse(RED, "D 34W")
     assert "42W" in err.value.message
+
+
+def test_action_d_fig03_only_the_district_of_the_other_commissioner(game4):
+    # 000 p.6: "Example in fig. 03 (page 4), a player may score only '52nd St. East'." (white in Central Park,
+    # beige in 52nd Street East)
+    s = game4
+    s.commissioners.update(white="CP", beige="52E")
+    assert [c for c in s.legal_commands() if c.startswith("D")] == ["D 52E"]
+
+
+def test_action_d_not_in_a_stopped_district(game4):
+    # 000 p.9: after a building stop "nothing more can occur in or to this district"
+    s = game4
+    s.commissioners.update(white="TS", beige="CH")
+    s.stopped = ["TS"]
+    assert not any(c.startswith("D") for c in s.legal_commands())
+    with pytest.raises(IllegalCommandError):
+        s.parse(RED, "D TS")
 
 
 def test_action_d_either_commissioner_district(game4):
@@ -236,9 +254,25 @@ def test_commissioner_skips_stopped_districts(game4):
     s = game4
     s.stopped = ["34W"]
     assert sorted(destinations(s, "white")) == ["34E", "42W", "TS"]
+    at_phase(s, 3)
+    with pytest.raises(IllegalCommandError):
+        s.parse(RED, "move white 34W")
+    s.apply_command(RED, "move white 42W")  # jumps over 34W
+    assert s.markers["white"] == []
     s.stopped = ["34W", "52W"]
-    s.commissioners["white"] = "42W"
-    assert destinations(s, "white") == ["CP"]
+    assert destinations(s, "white") == ["CP"]  # 42W's only way on is through 52W
+
+
+def test_fig04_moves_and_scorable_districts(game4):
+    # 000 p.5 fig. 04 (52nd Street East stopped): "The player may move the white commissioner to Central Park or
+    # to '52nd St.West'. Or, he may move the beige commissioner to '42nd St.West' or 'Times Square'." and p.6:
+    # "In fig. 04 (page 5), a player may score either '34th Street West' or 'Times Square'."
+    s = game4
+    s.commissioners.update(white="TS", beige="34W")
+    s.stopped = ["52E"]
+    assert sorted(c for c in s.legal_commands() if c.startswith("D")) == ["D 34W", "D TS"]
+    at_phase(s, 3)
+    assert sorted(s.legal_commands()) == ["move beige 42W", "move beige TS", "move white 52W", "move white CP"]
 
 
 def test_commissioner_leaving_a_stopped_district_leaves_no_marker(game4):
