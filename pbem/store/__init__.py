@@ -1,0 +1,1 @@
+"""Persistence: the tables, the database connection and the unit of work."""

@@ -1,0 +1,93 @@
+"""Connecting to the database and keeping its schema current (Alembic).
+
+SQLite and PostgreSQL are both first-class. On SQLite a writing transaction
+starts with ``BEGIN IMMEDIATE`` so that two processes writing the same file are
+serialised instead of failing on upgrade from a read lock; on PostgreSQL the
+service takes a row lock on the game (``SELECT ... FOR UPDATE``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config as AlembicConfig
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+
+import pbem
+
+MIGRATIONS = Path(pbem.__file__).resolve().parent.parent / "migrations"
+
+
+class SchemaError(Exception):
+    """The database is not at the schema this version of pbem needs."""
+
+
+def normalise_url(url: str) -> str:
+    parsed = make_url(url)
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed.render_as_string(hide_password=False)
+
+
+def make_engine(url: str) -> Engine:
+    url = normalise_url(url)
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"timeout": 60})
+        _sqlite_transactions(engine)
+        return engine
+    return create_engine(url, pool_pre_ping=True)
+
+
+def _sqlite_transactions(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+        dbapi_connection.isolation_level = None  # we issue BEGIN ourselves, below
+        dbapi_connection.execute("PRAGMA foreign_keys=ON")
+        dbapi_connection.execute("PRAGMA busy_timeout=60000")
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection) -> None:  # type: ignore[no-untyped-def]
+        writing = connection.get_execution_options().get("pbem_write", False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if writing else "BEGIN")
+
+
+def alembic_config(engine: Engine) -> AlembicConfig:
+    if not (MIGRATIONS / "env.py").exists():
+        raise SchemaError(f"the migrations folder is missing ({MIGRATIONS}); reinstall pbem from its source tree")
+    config = AlembicConfig()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False).replace("%", "%%"))
+    return config
+
+
+def head_revision(engine: Engine) -> str:
+    return ScriptDirectory.from_config(alembic_config(engine)).get_current_head() or ""
+
+
+def current_revision(engine: Engine) -> str | None:
+    with engine.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision()
+
+
+def upgrade(engine: Engine) -> tuple[str | None, str]:
+    """Bring the database to the newest schema; returns (from, to) revisions."""
+    before = current_revision(engine)
+    config = alembic_config(engine)
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+    return before, head_revision(engine)
+
+
+def require_current_schema(engine: Engine) -> None:
+    current, head = current_revision(engine), head_revision(engine)
+    if current != head:
+        where = f"at revision {current}" if current else "not initialised"
+        raise SchemaError(f"the database is {where}, pbem needs {head}: run `pbem db upgrade`")
