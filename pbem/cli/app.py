@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
+from typing import Optional
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from .. import __version__
 from ..games import get_game, names
 from ..services.simulate import POLICIES, simulate
+from . import db as db_commands
+from . import game as game_commands
+from .context import AppContext, err, fail, out
 
 app = typer.Typer(
     name="pbem",
@@ -20,13 +24,9 @@ app = typer.Typer(
     add_completion=False,
     rich_markup_mode="rich",
 )
-out = Console()
-err = Console(stderr=True)
-
-
-def _fail(message: str) -> None:
-    err.print(f"[bold red]error:[/] {message}", highlight=False)
-    raise typer.Exit(code=1)
+app.add_typer(db_commands.app, name="db")
+app.add_typer(game_commands.app, name="game")
+_fail = fail
 
 
 def _version(value: bool) -> None:
@@ -37,9 +37,13 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
+    db: Optional[str] = typer.Option(None, "--db", help="Database URL (else PBEM_DATABASE_URL, the config file, or a SQLite file in your data directory).", show_default=False),
+    config: Optional[Path] = typer.Option(None, "--config", help="Config file (else PBEM_CONFIG or the user config directory's pbem/config.toml).", show_default=False),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
 ) -> None:
     """pbem: a play-by-email turn processor for board games."""
+    ctx.obj = AppContext(db=db, config_file=config)
 
 
 @app.command()

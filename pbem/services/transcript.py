@@ -71,3 +71,33 @@ def parse(text: str) -> tuple[dict[str, Any], list[tuple[int, str]]]:
         "seed": int(header["seed"]),
         "back_side": header.get("back_side") == "true",
     }, commands
+
+
+def export_text(doc: dict[str, Any]) -> str:
+    """A game export (see GameService.export) as text for people."""
+    game = doc["game"]
+    names = {p["seat"]: f"{p['name']} <{p['email']}>" for p in doc["players"]}
+    out = [
+        f"# pbem game {game['id']}: {game['kind']} ({game['variant']}), {game['status']}",
+        f"seed: {game['seed']}",
+        f"settings: {game['settings']}",
+        f"created: {game['created_at']}",
+        "",
+    ]
+    out += [f"player {seat + 1}: {name}" for seat, name in sorted(names.items())]
+    out.append("")
+    for e in doc["events"]:
+        head = f"#{e['seq']} {e['time'][:19]} [{e['source']}] {e['actor']}"
+        if e["kind"] == "command":
+            by = " (by the moderator)" if e["data"].get("by") == "moderator" else ""
+            out.append(f"{head} as player {e['seat'] + 1}{by}: {e['text']}")
+            out.extend(f"    {effect}" for effect in e["data"].get("effects", []))
+        else:
+            out.append(f"{head} {e['kind']} {e['text']}".rstrip())
+    out.append("")
+    final = doc["final"]
+    out.append("final scores: " + ", ".join(f"{email} {score}" for email, score in final["scores"].items())
+               + ("" if final["over"] else " (game not over)"))
+    if final["winners"]:
+        out.append("winners: " + ", ".join(final["winners"]))
+    return "\n".join(out) + "\n"

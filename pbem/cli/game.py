@@ -1,0 +1,318 @@
+"""`pbem game ...`: the moderator's commands. Each one wraps one service call."""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import typer
+from rich.table import Table
+
+from ..services.games import CommandRejected, GameInfo, ServiceError
+from ..services.transcript import export_text
+from ..store.models import GameStatus
+from .context import app_context, fail, out
+
+app = typer.Typer(help="Games: create, inspect, play for a player, fix and archive.", no_args_is_help=True)
+
+
+def service_errors(func: Callable[..., Any]) -> Callable[..., Any]:
+    """A refused request becomes one line on stderr and exit code 1."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except CommandRejected as exc:
+            hint = f" Legal now: {', '.join(exc.legal[:6])}{' ...' if len(exc.legal) > 6 else ''}" if exc.legal else ""
+            fail(exc.message + hint)
+        except ServiceError as exc:
+            fail(exc.message)
+
+    return wrapper
+
+
+def _echo_json(doc: Any) -> None:
+    typer.echo(json.dumps(doc, indent=2, default=str))
+
+
+def _names(info: GameInfo) -> list[str]:
+    return [p.name for p in sorted(info.players, key=lambda p: p.seat)]
+
+
+def _player(info: GameInfo, email: str) -> str:
+    return next((f"{p.name} <{p.email}>" for p in info.players if p.email == email), email)
+
+
+@app.command("new")
+@service_errors
+def game_new(
+    ctx: typer.Context,
+    kind: str = typer.Argument(..., help="The game: fifth-avenue."),
+    player: list[str] = typer.Option(..., "--player", "-p", help="NAME=EMAIL, once per player, in seat order (the first starts)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the game's randomness (default: random)."),
+    back_side: bool = typer.Option(False, "--back-side", help="Fifth Avenue: play on the 6-plot back side."),
+    as_json: bool = typer.Option(False, "--json", help="Print {\"game\": N} instead of the number alone."),
+) -> None:
+    """Create a game and print its number (games are numbered 1, 2, 3, ...).
+
+    Example:
+
+        pbem game new fifth-avenue --player Ann=ann@example.org --player Bob=bob@example.org --player Cy=cy@example.org
+    """
+    players = []
+    for item in player:
+        name, sep, email = item.partition("=")
+        if not sep:
+            fail(f"'{item}' is not NAME=EMAIL")
+        players.append((name, email))
+    options = {"back_side": True} if back_side else {}
+    game_id = app_context(ctx).service().create_game(kind, players, seed=seed, options=options)
+    if as_json:
+        _echo_json({"game": game_id})
+    else:
+        typer.echo(game_id)
+
+
+@app.command("list")
+@service_errors
+def game_list(
+    ctx: typer.Context,
+    status: Optional[str] = typer.Option(None, "--status", help=f"Only games with this status: {', '.join(GameStatus.ALL)}."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """List the games with their players, status and who must act.
+
+    Example:
+
+        pbem game list --status active
+    """
+    games = app_context(ctx).service().list_games(status)
+    if as_json:
+        _echo_json([
+            {"game": g.id, "kind": g.kind, "variant": g.variant, "status": g.status,
+             "players": [{"seat": p.seat, "name": p.name, "email": p.email} for p in g.players],
+             "to_act": g.to_act, "scores": g.scores, "events": g.last_seq, "updated_at": g.updated_at.isoformat()}
+            for g in games
+        ])
+        return
+    table = Table(title="games")
+    for column in ("game", "kind", "status", "players", "to act", "scores", "updated"):
+        table.add_column(column)
+    for g in games:
+        table.add_row(str(g.id), g.title + (" (back side)" if g.variant == "back-side" else ""), g.status,
+                      ", ".join(_names(g)), ", ".join(_player(g, e) for e in g.to_act) or "-",
+                      " / ".join(str(g.scores[p.email]) for p in g.players), g.updated_at.strftime("%Y-%m-%d %H:%M"))
+    out.print(table)
+
+
+@app.command("show")
+@service_errors
+def game_show(
+    ctx: typer.Context,
+    game: int = typer.Argument(..., help="Game number."),
+    as_email: Optional[str] = typer.Option(None, "--as", help="Show only what this player sees."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON (the engine's serialised state)."),
+) -> None:
+    """Show the board: the moderator sees every hand; --as shows one player's view.
+
+    Example:
+
+        pbem game show 3
+
+        pbem game show 3 --as ann@example.org --json
+    """
+    from ..render.text import render_board
+
+    info, view = app_context(ctx).service().view(game, as_email)
+    if as_json:
+        state = view if as_email else json.loads(info.state.to_json())
+        _echo_json({"game": info.id, "kind": info.kind, "status": info.status, "state": state,
+                    "scores": info.scores, "to_act": info.to_act, "over": info.over,
+                    "winner": info.winners[0] if len(info.winners) == 1 else (info.winners or None)})
+        return
+    hands = None if as_email else {p.seat: info.state.hands[p.seat] for p in info.players}
+    typer.echo(f"{info.title} #{info.id} ({info.status})")
+    typer.echo(render_board(view, players=_names(info), hands=hands), nl=False)
+
+
+@app.command("legal")
+@service_errors
+def game_legal(
+    ctx: typer.Context,
+    game: int = typer.Argument(..., help="Game number."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Who must act now, and every legal command line for them.
+
+    Example:
+
+        pbem game legal 3 --json
+    """
+    info, legal = app_context(ctx).service().legal(game)
+    if as_json:
+        _echo_json({"game": info.id, "over": info.over, "to_act": legal})
+        return
+    if not legal:
+        typer.echo(f"Game {info.id} is {'over' if info.over else info.status}: nobody acts.")
+        return
+    for email, commands in legal.items():
+        typer.echo(f"{_player(info, email)} may send ({len(commands)} commands):")
+        for command in commands:
+            typer.echo(f"  {command}")
+
+
+@app.command("play")
+@service_errors
+def game_play(
+    ctx: typer.Context,
+    game: int = typer.Argument(..., help="Game number."),
+    commands: str = typer.Argument(..., help="Command lines, separated by ';' or newlines."),
+    as_email: str = typer.Option(..., "--as", help="The player the moderator acts for."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Act for a player (recorded in the history as done by the moderator).
+
+    Example:
+
+        pbem game play 3 --as ann@example.org "A; cards orange green; move white 34W"
+    """
+    done = app_context(ctx).service().submit(game, as_email, commands, source="cli", by="moderator")
+    if as_json:
+        _echo_json({"game": done.game_id, "seat": done.seat, "commands": done.commands, "effects": done.effects,
+                    "events": [done.first_seq, done.last_seq], "over": done.over})
+        return
+    for effect in done.effects:
+        typer.echo(f"- {effect}")
+
+
+@app.command("history")
+@service_errors
+def game_history(
+    ctx: typer.Context,
+    game: int = typer.Argument(..., help="Game number."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Every event of a game: number, time, actor, what was written and where it came from.
+
+    Example:
+
+        pbem game history 3
+    """
+    entries = app_context(ctx).service().history(game)
+    if as_json:
+        _echo_json([{"seq": e.seq, "time": e.time.isoformat(), "actor": e.actor, "seat": e.seat, "kind": e.kind,
+                     "text": e.text, "source": e.source, "data": e.data} for e in entries])
+        return
+    table = Table(title=f"game {game}: history")
+    for column in ("#", "time", "actor", "kind", "text", "source"):
+        table.add_column(column)
+    for e in entries:
+        text = e.text + (" (by the moderator)" if e.data.get("by") == "moderator" else "")
+        table.add_row(str(e.seq), e.time.strftime("%Y-%m-%d %H:%M:%S"), e.actor, e.kind, text, e.source)
+    out.print(table)
+
+
+@app.command("undo")
+@service_errors
+def game_undo(
+    ctx: typer.Context,
+    game: int = typer.Argument(..., help="Game number."),
+    to: Optional[int] = typer.Option(None, "--to", help="Restore the state right after this event number."),
+    steps: Optional[int] = typer.Option(None, "--steps", help="Take back this many commands."),
+) -> None:
+    """Restore an earlier state by replaying from the seed; the undo is recorded, nothing is deleted.
+
+    Example:
+
+        pbem game undo 3 --steps 1
+
+        pbem game undo 3 --to 12
+    """
+    target, undone = app_context(ctx).service().undo(game, to=to, steps=steps)
+    typer.echo(f"Game {game} is back as it was after event {target}; {len(undone)} command(s) undone.")
+
+
+@app.command("replace-player")
+@service_errors
+def game_replace_player(
+    ctx: typer.Context,
+    game: int = typer.Argument(..., help="Game number."),
+    old_email: str = typer.Argument(..., help="The leaving player's email."),
+    new_email: str = typer.Argument(..., help="The new player's email."),
+    name: Optional[str] = typer.Option(None, "--name", help="The new player's name (default: keep the seat's name)."),
+) -> None:
+    """Give a player's seat to somebody else; the hand and score stay with the seat.
+
+    Example:
+
+        pbem game replace-player 3 bob@example.org dora@example.org --name Dora
+    """
+    player = app_context(ctx).service().replace_player(game, old_email, new_email, name)
+    typer.echo(f"Seat {player.seat + 1} of game {game} is now {player.name} <{player.email}>.")
+
+
+def _status_command(action: str, verb: str) -> Callable[..., None]:
+    @service_errors
+    def command(ctx: typer.Context, game: int = typer.Argument(..., help="Game number.")) -> None:
+        status = app_context(ctx).service().set_status(game, action)
+        typer.echo(f"Game {game} is {status}.")
+
+    command.__doc__ = f"{verb}\n\n    Example:\n\n        pbem game {action} 3\n    "
+    return command
+
+
+app.command("pause")(_status_command("pause", "Pause a game: no commands are accepted until it is resumed."))
+app.command("resume")(_status_command("resume", "Resume a paused game."))
+app.command("abort")(_status_command("abort", "End a game for good without a winner; its history is kept."))
+
+
+@app.command("export")
+@service_errors
+def game_export(
+    ctx: typer.Context,
+    game: int = typer.Argument(..., help="Game number."),
+    fmt: str = typer.Option("json", "--format", help="json (re-importable) or text (for people)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout."),
+) -> None:
+    """The complete record of a game: players, seed, settings, every event, final scores.
+
+    Example:
+
+        pbem game export 3 --output game3.json
+
+        pbem game export 3 --format text
+    """
+    if fmt not in ("json", "text"):
+        fail(f"unknown format '{fmt}'; use json or text")
+    doc = app_context(ctx).service().export(game)
+    text = json.dumps(doc, indent=2) + "\n" if fmt == "json" else export_text(doc)
+    if output:
+        output.write_text(text)
+        typer.echo(f"Wrote game {game} to {output}.")
+    else:
+        typer.echo(text, nl=False)
+
+
+@app.command("import")
+@service_errors
+def game_import(
+    ctx: typer.Context,
+    file: Path = typer.Argument(..., help="A file written by `pbem game export --format json`."),
+) -> None:
+    """Rebuild an exported game under a new number; its final state equals the original's exactly.
+
+    Example:
+
+        pbem game import game3.json
+    """
+    try:
+        doc = json.loads(file.read_text())
+    except OSError as exc:
+        fail(f"cannot read {file}: {exc.strerror}")
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        fail(f"{file} is not a JSON game export: {exc}")
+    game_id = app_context(ctx).service().import_game(doc)
+    typer.echo(game_id)

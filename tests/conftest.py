@@ -1,0 +1,82 @@
+"""Shared fixtures: real databases.
+
+Every store and service test runs on SQLite and on the PostgreSQL server of
+this machine (127.0.0.1:5432, database ``test`` for the admin connection; the
+tests use a database of their own, ``pbem_test``, created afresh per run).
+Under CI=true a PostgreSQL that cannot be reached fails the run; elsewhere
+those tests are skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+import sqlalchemy as sa
+
+from pbem.store.db import make_engine, upgrade
+
+PG_ADMIN_URL = os.environ.get("PBEM_TEST_PG_ADMIN", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+PG_DATABASE = os.environ.get("PBEM_TEST_PG_DATABASE", "pbem_test")
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+TABLES = ("outbox", "inbound_mails", "snapshots", "events", "seats", "games")
+
+
+def _pg_url() -> str:
+    return PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + PG_DATABASE
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    try:
+        admin = sa.create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{PG_DATABASE}" WITH (FORCE)')
+            connection.exec_driver_sql(f'CREATE DATABASE "{PG_DATABASE}"')
+        admin.dispose()
+    except sa.exc.OperationalError as exc:
+        if IN_CI:
+            pytest.fail(f"PostgreSQL is required in CI and cannot be reached at {PG_ADMIN_URL}: {exc.orig}")
+        pytest.skip(f"PostgreSQL not reachable at {PG_ADMIN_URL}")
+    engine = make_engine(_pg_url())
+    upgrade(engine)
+    engine.dispose()
+    yield _pg_url()
+
+
+@pytest.fixture(scope="session")
+def sqlite_template() -> Iterator[Path]:
+    folder = Path(tempfile.mkdtemp(prefix="pbem-sqlite-"))
+    path = folder / "template.sqlite3"
+    engine = make_engine(f"sqlite:///{path}")
+    upgrade(engine)
+    engine.dispose()
+    yield path
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A migrated, empty database of each kind."""
+    if request.param == "sqlite":
+        path = tmp_path / "pbem.sqlite3"
+        shutil.copy(request.getfixturevalue("sqlite_template"), path)
+        yield f"sqlite:///{path}"
+        return
+    url = request.getfixturevalue("postgres_url")
+    engine = make_engine(url)
+    with engine.begin() as connection:
+        connection.exec_driver_sql(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY CASCADE")
+    engine.dispose()
+    yield url
+
+
+@pytest.fixture
+def db_engine(database_url: str) -> Iterator[sa.Engine]:
+    engine = make_engine(database_url)
+    yield engine
+    engine.dispose()

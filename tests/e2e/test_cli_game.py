@@ -1,0 +1,106 @@
+"""The moderator's `pbem game ...` commands, run as a moderator would, on real databases."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PBEM = shutil.which("pbem")
+ANN, BOB, CY = "ann@example.org", "bob@example.org", "cy@example.org"
+
+
+def pbem(url: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    command = [PBEM] if PBEM else [sys.executable, "-m", "pbem"]
+    env = dict(os.environ, PBEM_DATABASE_URL=url, COLUMNS="120")
+    proc = subprocess.run([*command, *args], capture_output=True, text=True, env=env, timeout=120)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def one_line_error(proc: subprocess.CompletedProcess[str], fragment: str) -> None:
+    assert proc.returncode != 0
+    assert fragment in proc.stderr, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_database_that_is_behind_says_so(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'new.sqlite3'}"
+    one_line_error(pbem(url, "game", "list", check=False), "run `pbem db upgrade`")
+    assert "Upgraded the database" in pbem(url, "db", "upgrade").stdout
+    assert json.loads(pbem(url, "db", "status", "--json").stdout)["current"] is True
+    assert json.loads(pbem(url, "game", "list", "--json").stdout) == []
+
+
+def test_the_moderators_day(database_url: str, tmp_path: Path) -> None:
+    url = database_url
+    new = pbem(url, "game", "new", "fifth-avenue", "--player", f"Ann={ANN}", "--player", f"Bob={BOB}",
+               "--player", f"Cy={CY}", "--seed", "31")
+    game = new.stdout.strip()
+    assert game == "1"
+
+    listed = json.loads(pbem(url, "game", "list", "--json").stdout)
+    assert listed[0]["game"] == 1 and listed[0]["to_act"] == [ANN] and listed[0]["status"] == "active"
+
+    shown = json.loads(pbem(url, "game", "show", game, "--json").stdout)
+    assert shown["game"] == 1 and shown["kind"] == "fifth-avenue" and shown["over"] is False
+    assert shown["to_act"] == [ANN] and shown["scores"] == {ANN: 0, BOB: 0, CY: 0}
+    assert shown["state"]["seed"] == 31 and len(shown["state"]["hands"]) == 3  # the moderator sees everything
+
+    as_bob = json.loads(pbem(url, "game", "show", game, "--as", BOB, "--json").stdout)
+    assert "hands" not in as_bob["state"] and "rng" not in as_bob["state"]
+    assert as_bob["state"]["hand"] == shown["state"]["hands"][1]
+
+    board = pbem(url, "game", "show", game).stdout
+    assert "Times Square" in board
+
+    legal = json.loads(pbem(url, "game", "legal", game, "--json").stdout)
+    assert legal["over"] is False and list(legal["to_act"]) == [ANN]
+    first = legal["to_act"][ANN][0]
+    assert first.startswith("place ")
+
+    played = pbem(url, "game", "play", game, "--as", ANN, first).stdout
+    assert "Ann placed a skyscraper" in played
+    history = json.loads(pbem(url, "game", "history", game, "--json").stdout)
+    assert [h["kind"] for h in history] == ["created", "command"]
+    assert history[1]["data"]["by"] == "moderator" and history[1]["actor"] == ANN
+
+    one_line_error(pbem(url, "game", "play", game, "--as", ANN, "place 34W orange", check=False), "not your turn")
+    one_line_error(pbem(url, "game", "play", game, "--as", CY, "place CH orange", check=False), "line 1")
+    one_line_error(pbem(url, "game", "play", game, "--as", "eve@example.org", "A", check=False), "does not play")
+    one_line_error(pbem(url, "game", "show", "42", check=False), "there is no game 42")
+
+    assert "1 command(s) undone" in pbem(url, "game", "undo", game, "--steps", "1").stdout
+    assert json.loads(pbem(url, "game", "show", game, "--json").stdout)["state"] == shown["state"]
+    one_line_error(pbem(url, "game", "undo", game, check=False), "exactly one of --to N or --steps N")
+
+    assert "Dora" in pbem(url, "game", "replace-player", game, BOB, "dora@example.org", "--name", "Dora").stdout
+    assert pbem(url, "game", "pause", game).stdout.strip() == "Game 1 is paused."
+    one_line_error(pbem(url, "game", "play", game, "--as", ANN, first, check=False), "paused")
+    pbem(url, "game", "resume", game)
+
+    exported = tmp_path / "game1.json"
+    pbem(url, "game", "export", game, "--output", str(exported))
+    text = pbem(url, "game", "export", game, "--format", "text").stdout
+    assert "seed: 31" in text and "undo" in text and "dora@example.org" in text
+    copy = pbem(url, "game", "import", str(exported)).stdout.strip()
+    assert copy == "2"
+    original = json.loads(pbem(url, "game", "show", game, "--json").stdout)
+    rebuilt = json.loads(pbem(url, "game", "show", copy, "--json").stdout)
+    assert rebuilt["state"] == original["state"]
+
+    broken = tmp_path / "broken.json"
+    broken.write_text(exported.read_text()[:200])
+    one_line_error(pbem(url, "game", "import", str(broken), check=False), "is not a JSON game export")
+    assert len(json.loads(pbem(url, "game", "list", "--json").stdout)) == 2
+
+    assert pbem(url, "game", "abort", game).stdout.strip() == "Game 1 is aborted."
+    assert [g["game"] for g in json.loads(pbem(url, "game", "list", "--status", "aborted", "--json").stdout)] == [1]
+    one_line_error(pbem(url, "game", "list", "--status", "lost", check=False), "unknown status")
