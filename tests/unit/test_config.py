@@ -1,0 +1,53 @@
+"""Where the database URL comes from: --db, then PBEM_DATABASE_URL, then the config file, then the default."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pbem.config import ConfigError, load_config
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("PBEM_DATABASE_URL", raising=False)
+    monkeypatch.delenv("PBEM_CONFIG", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def test_default_is_a_sqlite_file_in_the_user_data_directory(tmp_path: Path) -> None:
+    config = load_config()
+    assert config.database_url == f"sqlite:///{tmp_path / 'data' / 'pbem' / 'pbem.sqlite3'}"
+    assert config.database_url_from == "default" and config.config_file is None
+
+
+def test_config_file_in_the_user_config_directory(tmp_path: Path) -> None:
+    folder = tmp_path / "config" / "pbem"
+    folder.mkdir(parents=True)
+    write(folder / "config.toml", '[database]\nurl = "postgresql://127.0.0.1/games"\n[mail]\ndomain = "games.example.org"\n')
+    config = load_config()
+    assert config.database_url == "postgresql://127.0.0.1/games"
+    assert config.database_url_from.startswith("config file")
+    assert config.mail_domain == "games.example.org"
+
+
+def test_precedence_option_then_environment_then_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    file = write(tmp_path / "pbem.toml", '[database]\nurl = "sqlite:///from-file.sqlite3"\n')
+    monkeypatch.setenv("PBEM_CONFIG", str(file))
+    assert load_config().database_url == "sqlite:///from-file.sqlite3"
+    monkeypatch.setenv("PBEM_DATABASE_URL", "sqlite:///from-env.sqlite3")
+    assert load_config().database_url == "sqlite:///from-env.sqlite3"
+    assert load_config(db="sqlite:///from-option.sqlite3").database_url == "sqlite:///from-option.sqlite3"
+
+
+def test_a_broken_config_file_is_reported(tmp_path: Path) -> None:
+    file = write(tmp_path / "bad.toml", "[database\nurl=")
+    with pytest.raises(ConfigError, match="cannot read config file"):
+        load_config(config_file=file)
