@@ -1,8 +1,9 @@
 """Shared fixtures: real databases.
 
 Every store and service test runs on SQLite and on the PostgreSQL server of
-this machine (127.0.0.1:5432, database ``test`` for the admin connection; the
-tests use a database of their own, ``pbem_test``, created afresh per run).
+this machine (127.0.0.1:5432, database ``test`` for the admin connection; each
+test run creates a database of its own, ``pbem_test_<pid>``, and drops it at
+the end, so runs side by side never share one).
 Under CI=true a PostgreSQL that cannot be reached fails the run; elsewhere
 those tests are skipped with the reason.
 """
@@ -21,7 +22,7 @@ import sqlalchemy as sa
 from pbem.store.db import make_engine, upgrade
 
 PG_ADMIN_URL = os.environ.get("PBEM_TEST_PG_ADMIN", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-PG_DATABASE = os.environ.get("PBEM_TEST_PG_DATABASE", "pbem_test")
+PG_DATABASE = os.environ.get("PBEM_TEST_PG_DATABASE", f"pbem_test_{os.getpid()}")
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 TABLES = ("outbox", "inbound_mails", "snapshots", "events", "seats", "games")
 
@@ -46,6 +47,10 @@ def postgres_url() -> Iterator[str]:
     upgrade(engine)
     engine.dispose()
     yield _pg_url()
+    admin = sa.create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{PG_DATABASE}" WITH (FORCE)')
+    admin.dispose()
 
 
 @pytest.fixture(scope="session")

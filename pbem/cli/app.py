@@ -15,6 +15,7 @@ from ..games import get_game, names
 from ..services.simulate import POLICIES, simulate
 from . import db as db_commands
 from . import game as game_commands
+from . import mail as mail_commands
 from .context import AppContext, err, fail, out
 
 app = typer.Typer(
@@ -26,6 +27,7 @@ app = typer.Typer(
 )
 app.add_typer(db_commands.app, name="db")
 app.add_typer(game_commands.app, name="game")
+app.add_typer(mail_commands.app, name="mail")
 _fail = fail
 
 

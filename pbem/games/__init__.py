@@ -1,7 +1,8 @@
 """Game engines, found by name (like python-chess variants).
 
 Each engine is a package exposing ``NAME``, ``TITLE``, ``PLAYERS``,
-``new_game(players, seed, **options)`` and ``State`` (with ``from_json``).
+``COMMAND_WORDS`` (the first words of its commands), ``new_game(players, seed,
+**options)`` and ``State`` (with ``from_json``).
 """
 
 from __future__ import annotations

@@ -274,10 +274,58 @@ class GameService:
                 for e in events
             ]
 
+    def games_of(self, email: str) -> list[tuple[int, str, str]]:
+        """(game, title, status) of every game ``email`` plays in."""
+        wanted = email.strip().lower()
+        with UnitOfWork(self.engine) as uow:
+            rows = uow.session.exec(
+                select(Game.id, Game.kind, Game.status).join(Seat, Seat.game_id == Game.id)
+                .where(Seat.email == wanted).order_by(Game.id)
+            ).all()
+            return [(game_id, get_game(kind).TITLE, status) for game_id, kind, status in rows]
+
+    def game_of_messages(self, message_ids: list[str]) -> int | None:
+        """The game of the first of these Message-IDs that is a mail we sent."""
+        if not message_ids:
+            return None
+        with UnitOfWork(self.engine) as uow:
+            rows = uow.session.exec(
+                select(OutboxMail.message_id, OutboxMail.game_id).where(OutboxMail.message_id.in_(message_ids))
+            ).all()
+        found = {mid: game_id for mid, game_id in rows if game_id is not None}
+        return next((found[mid] for mid in message_ids if mid in found), None)
+
+    def queue_mail(
+        self, to: str, subject: str, body: str, *, game_id: int | None = None, in_reply_to: str | None = None
+    ) -> str:
+        """Queue one mail (a reply to a player); returns its Message-ID."""
+        now = self.clock()
+        message_id = self._msgid()
+        headers = {"Message-ID": message_id, "Auto-Submitted": "auto-replied" if in_reply_to else "auto-generated"}
+        if game_id is not None:
+            headers["X-Pbem-Game"] = str(game_id)
+        if in_reply_to:
+            headers["In-Reply-To"] = in_reply_to
+            headers["References"] = in_reply_to
+        with UnitOfWork(self.engine, write=True) as uow:
+            uow.session.add(OutboxMail(
+                game_id=game_id, recipient=to, subject=subject, headers=headers, text_body=body,
+                next_attempt_at=now, message_id=message_id, created_at=now,
+            ))
+            uow.commit()
+        return message_id
+
     # ------------------------------------------------------------------ playing
 
-    def submit(self, game_id: int, email: str, text: str, *, source: str = "cli", by: str | None = None) -> Submission:
-        """Apply every command line of ``text`` for the player ``email``, all or nothing."""
+    def submit(
+        self, game_id: int, email: str, text: str, *, source: str = "cli", by: str | None = None,
+        dry_run: bool = False, sender_note: list[str] | None = None,
+    ) -> Submission:
+        """Apply every command line of ``text`` for the player ``email``, all or nothing.
+
+        ``dry_run`` checks and applies in memory and then rolls back: what would happen, changing nothing.
+        ``sender_note`` is added to the mail the sender gets (for example the lines a mail had that were ignored).
+        """
         lines = split_lines(text)
         if not lines:
             raise BadRequest("no command given")
@@ -319,8 +367,9 @@ class GameService:
                 s.add(Snapshot(game_id=game.id, seq=seq, state=state.to_json(), created_at=now))
             info.last_seq = seq
             info.status = game.status
-            s.add_all(notices.commands_applied(info, seat, commands, effects, private, self._msgid, now))
-            uow.commit()
+            s.add_all(notices.commands_applied(info, seat, commands, effects, private, self._msgid, now, sender_note))
+            if not dry_run:
+                uow.commit()
             return Submission(game.id, seat, commands, effects, info.last_seq - len(commands) + 1, seq, state.is_terminal())
 
     # ------------------------------------------------------------------ the moderator's fixes

@@ -44,14 +44,34 @@ def _board(info: "GameInfo", seat: int) -> str:
     return render_board(info.state.view(seat), players=names)
 
 
+def decision_number(info: "GameInfo") -> int:
+    """Numbers the decision the game waits for: the count of commands applied so far.
+
+    A reply quoting an older number answers a situation that has moved on.
+    """
+    return info.state.moves
+
+
+def asks(info: "GameInfo", seat: int) -> bool:
+    state = info.state
+    return info.status == "active" and not state.is_terminal() and state.current_player() == seat
+
+
+def subject_tag(info: "GameInfo") -> str:
+    return f"[{info.title} #{info.id}]"
+
+
 def _mail(info: "GameInfo", seat: int, subject: str, lines: list[str], msgid: MakeMsgid, now: datetime) -> OutboxMail:
     player = next(p for p in info.players if p.seat == seat)
+    if asks(info, seat):
+        subject += f" (decision {decision_number(info)})"
+        lines = lines + ["", f"Decision {decision_number(info)}: reply to this mail with your commands."]
     body = "\n".join(lines).rstrip() + "\n\n" + _board(info, seat)
     message_id = msgid()
     return OutboxMail(
         game_id=info.id,
         recipient=player.email,
-        subject=f"[{info.title} #{info.id}] {subject}",
+        subject=f"{subject_tag(info)} {subject}",
         headers={"Message-ID": message_id, "Auto-Submitted": "auto-generated", "X-Pbem-Game": str(info.id)},
         text_body=body,
         html_body=None,
@@ -85,7 +105,7 @@ def game_started(info: "GameInfo", msgid: MakeMsgid, now: datetime) -> list[Outb
 
 def commands_applied(
     info: "GameInfo", seat: int, commands: list[str], effects: list[str], private: dict[int, list[str]],
-    msgid: MakeMsgid, now: datetime,
+    msgid: MakeMsgid, now: datetime, sender_note: list[str] | None = None,
 ) -> list[OutboxMail]:
     who = player_label(info, seat)
     mails = []
@@ -95,6 +115,8 @@ def commands_applied(
         if private.get(p.seat):
             lines += ["", "Only you see this:"]
             lines += [textwrap.fill(x, width=72, initial_indent="- ", subsequent_indent="  ") for x in private[p.seat]]
+        if p.seat == seat and sender_note:
+            lines += [""] + sender_note
         lines += ["", _waiting(info, p.seat)]
         mails.append(_mail(info, p.seat, f"{who}: {'; '.join(commands)}"[:120], lines, msgid, now))
     return mails

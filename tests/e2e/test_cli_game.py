@@ -3,35 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-import pytest
-
-PBEM = shutil.which("pbem")
 ANN, BOB, CY = "ann@example.org", "bob@example.org", "cy@example.org"
 
 
-def pbem(url: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    command = [PBEM] if PBEM else [sys.executable, "-m", "pbem"]
-    env = dict(os.environ, PBEM_DATABASE_URL=url, COLUMNS="120")
-    proc = subprocess.run([*command, *args], capture_output=True, text=True, env=env, timeout=120)
-    if check:
-        assert proc.returncode == 0, proc.stderr
-    return proc
-
-
-def one_line_error(proc: subprocess.CompletedProcess[str], fragment: str) -> None:
-    assert proc.returncode != 0
-    assert fragment in proc.stderr, proc.stderr
-    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
-    assert "Traceback" not in proc.stderr
-
-
-def test_a_database_that_is_behind_says_so(tmp_path: Path) -> None:
+def test_a_database_that_is_behind_says_so(tmp_path: Path, pbem, one_line_error) -> None:
     url = f"sqlite:///{tmp_path / 'new.sqlite3'}"
     one_line_error(pbem(url, "game", "list", check=False), "run `pbem db upgrade`")
     assert "Upgraded the database" in pbem(url, "db", "upgrade").stdout
@@ -39,7 +16,7 @@ def test_a_database_that_is_behind_says_so(tmp_path: Path) -> None:
     assert json.loads(pbem(url, "game", "list", "--json").stdout) == []
 
 
-def test_the_moderators_day(database_url: str, tmp_path: Path) -> None:
+def test_the_moderators_day(database_url: str, tmp_path: Path, pbem, one_line_error) -> None:
     url = database_url
     new = pbem(url, "game", "new", "fifth-avenue", "--player", f"Ann={ANN}", "--player", f"Bob={BOB}",
                "--player", f"Cy={CY}", "--seed", "31")

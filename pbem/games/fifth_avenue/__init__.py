@@ -11,7 +11,11 @@ from .rules import new_game
 from .state import TERMINAL, State
 
 NAME = "fifth-avenue"
+# First words that make a line a command (everything else in a mail is chatter).
+COMMAND_WORDS = frozenset(
+    {"place", "a", "b", "c", "d", "action", "cards", "card", "take", "move", "bid", "raise", "add", "pass", "build", "stop"}
+)
 TITLE = "Fifth Avenue"
 PLAYERS = (2, 3, 4)
 
-__all__ = ["NAME", "PLAYERS", "TERMINAL", "TITLE", "State", "new_game", "split_commands"]
+__all__ = ["COMMAND_WORDS", "NAME", "PLAYERS", "TERMINAL", "TITLE", "State", "new_game", "split_commands"]

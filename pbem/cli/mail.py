@@ -1,0 +1,56 @@
+"""`pbem mail ...`: what the processor makes of players' mail."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from ..services.mail_commands import MailCommands
+from .context import app_context, fail, out
+
+app = typer.Typer(help="Players' mail: see how a mail is read and answered.", no_args_is_help=True)
+
+
+@app.command("explain")
+def mail_explain(
+    ctx: typer.Context,
+    file: Path = typer.Argument(..., help="A mail as a .eml file (RFC 5322)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Show how a mail would be processed, without changing anything.
+
+    The text that was read, the game and player it matches, each command and
+    what it would do or why it would be refused, and the reply that would be sent.
+
+    Example:
+
+        pbem mail explain reply.eml
+
+        pbem mail explain reply.eml --json
+    """
+    try:
+        raw = file.read_bytes()
+    except OSError as exc:
+        fail(f"cannot read {file}: {exc.strerror}")
+    report = MailCommands(app_context(ctx).service()).handle(raw, dry_run=True)
+    if as_json:
+        typer.echo(json.dumps(report.to_dict(), indent=2, default=str))
+        return
+    out.print(f"[bold]From:[/] {report.sender or '(no sender)'}    [bold]Subject:[/] {report.subject}", highlight=False)
+    out.print(f"[bold]Read:[/] {report.text.body_type} body, {len(report.text.lines)} line(s) of the player's own"
+              + (f"; skipped: {', '.join(report.text.ignored)}" if report.text.ignored else ""), highlight=False)
+    for line in report.text.lines:
+        out.print(f"  | {line}", highlight=False, markup=False)
+    game = f"game {report.game_id} (matched by {report.matched_by})" if report.game_id else "no game"
+    seat = f", seat {report.seat + 1}" if report.seat is not None else ""
+    decision = f", answers decision {report.decision} (now {report.current_decision})" if report.decision is not None else ""
+    out.print(f"[bold]Matched:[/] {game}{seat}{decision}", highlight=False)
+    out.print(f"[bold]Outcome:[/] {report.outcome}" + (" (would change the game)" if report.changed else " (changes nothing)"),
+              highlight=False)
+    for r in report.lines:
+        out.print(f"  {r.status:>9}: {r.line}" + (f"  -- {r.note}" if r.note else ""), highlight=False, markup=False)
+    if report.reply_body:
+        out.print(f"[bold]Reply to {report.reply_to}:[/] {report.reply_subject}", highlight=False)
+        out.print(report.reply_body, highlight=False, markup=False)

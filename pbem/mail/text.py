@@ -1,0 +1,705 @@
+"""The lines a player wrote in a mail, without quotes, signatures or our board.
+
+Players answer our mails from Gmail, Outlook, Apple Mail, Thunderbird and
+phones. Their replies quote the whole mail we sent (top-posted, bottom-posted
+or interleaved), carry signatures, come as HTML only and in any charset. This
+module reads a raw mail (``read_message``), picks and decodes its body and
+keeps only the player's own new lines (``extract_text``). It is pure: no
+network, no database, and it never raises, whatever the bytes.
+
+What is dropped (see ``reply_lines``):
+
+- lines quoted with ``>`` (any depth);
+- the attribution before a quote ("On ... wrote:", also wrapped over two or
+  three lines, and the German, French, Spanish, Italian, Dutch and Portuguese
+  forms);
+- Outlook's "-----Original Message-----", its "From: / Sent: / To: /
+  Subject:" block (in English, German, French, Spanish, Italian, Dutch) and the
+  "____" separator before it, with everything below;
+- an inline forwarded message ("---------- Forwarded message ---------",
+  "Begin forwarded message:", ...) with everything below;
+- the "-- " signature and a phone's "Sent from my iPhone" with what follows;
+- our own mail pasted back without quote marks, from its first line that we
+  recognise (the board's header "Fifth Avenue -- 3 players", "It is your
+  turn. You may send:", "Ann played: ...", the map's boxes ...) to the end;
+- everything after a line ``end``.
+
+No reply-parsing library is used. Tried on the corpus in tests/data/mail
+(fed the text this module decodes; 40 mails): mail-parser-reply 1.36 got 20
+right, email-reply-parser 0.5.12 got 25, quotequail 0.5.4 got 22.
+mail-parser-reply returns the first fragment, so a bottom-posted or
+interleaved reply comes back as the quote itself, and it missed "-- ",
+"Ursprüngliche Nachricht" and the French and Spanish attributions with
+no-break spaces; email-reply-parser knows English only; quotequail cuts at
+the first reply header and loses every bottom-posted answer. None knows
+``end`` or our board, so their rules would have to be rewritten here anyway.
+HTML is read with the standard library's ``html.parser`` (html2text writes
+Markdown, escapes command text and is GPL-licensed).
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass, field
+from email import policy
+from email.message import EmailMessage, Message
+from email.parser import BytesParser
+from html.parser import HTMLParser
+
+MAX_TEXT_BYTES = 1_000_000
+MAX_PARTS = 500  # MIME parts looked at in one mail; the rest are ignored
+MAX_DEPTH = 20  # nesting of multiparts followed
+MAX_PATTERN_LINE = 1000  # longer lines are kept without looking for headers, signatures or our board in them
+
+__all__ = ["MAX_TEXT_BYTES", "MailText", "read_message", "extract_text", "reply_lines", "html_to_text", "decode_payload"]
+
+
+@dataclass
+class MailText:
+    """What ``extract_text`` read. When ``oversized``, ``body`` is the decoded text unread
+    (for an HTML body its source: the size is measured before the HTML is converted)."""
+
+    body: str  # the decoded body that was read (text/plain preferred, else HTML converted to text; "" if none)
+    body_type: str  # "plain", "html" or "none"
+    lines: list[str]  # the player's own new lines, in order, each stripped, blank lines dropped
+    ignored: list[str] = field(default_factory=list)  # short descriptions of what was skipped
+    oversized: bool = False  # more than MAX_TEXT_BYTES of text: lines is then []
+
+
+# =========================================================================== reading
+
+
+def read_message(raw: bytes) -> EmailMessage:
+    """The mail parsed with the modern policy; an empty message if it cannot be parsed at all."""
+    try:
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8", "surrogateescape")
+        elif not isinstance(raw, (bytes, bytearray, memoryview)):
+            return EmailMessage()
+        msg = BytesParser(policy=policy.default).parsebytes(bytes(raw))
+        return msg if isinstance(msg, EmailMessage) else EmailMessage()
+    except Exception:  # the parser is lenient; this is for what it still cannot take
+        return EmailMessage()
+
+
+def extract_text(msg: EmailMessage) -> MailText:
+    """The body of ``msg`` and the player's own lines in it. Never raises."""
+    try:
+        return _extract(msg)
+    except Exception as exc:  # pragma: no cover - a last resort; every known shape is handled below
+        return MailText(body="", body_type="none", lines=[], ignored=[f"unreadable mail ({type(exc).__name__})"])
+
+
+def _extract(msg: Message) -> MailText:
+    if not isinstance(msg, Message):
+        return MailText(body="", body_type="none", lines=[], ignored=[f"not a mail ({type(msg).__name__})"])
+    ignored: list[str] = []
+    plain, html = _find_bodies(msg, ignored)
+    plain_text = decode_payload(plain) if plain is not None else None
+    html_source = decode_payload(html) if html is not None else None
+    if plain_text is not None and (plain_text.strip() or not (html_source and html_source.strip())):
+        body_type, text = "plain", plain_text
+        if html is not None:
+            ignored.append("HTML alternative (text/plain preferred)")
+    elif html_source is not None:
+        body_type, text = "html", html_source
+    else:
+        return MailText(body="", body_type="none", lines=[], ignored=ignored + ["no text body"])
+
+    text = _CONTROL.sub("", text)  # NUL and the like: no client sends them, and databases refuse NUL
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_TEXT_BYTES:
+        ignored.append(f"oversized {body_type} body ({size} bytes, at most {MAX_TEXT_BYTES})")
+        return MailText(body=text, body_type=body_type, lines=[], ignored=ignored, oversized=True)
+
+    if body_type == "html":
+        text = html_to_text(text)
+        body = text
+    else:
+        body = text = text.replace("\r\n", "\n").replace("\r", "\n")
+        if _param(plain, "format").lower() == "flowed":
+            text = unflow(text, delsp=_param(plain, "delsp").lower() == "yes")
+    lines, skipped = reply_lines(text)
+    return MailText(body=body, body_type=body_type, lines=lines, ignored=ignored + skipped)
+
+
+def _param(part: Message | None, name: str) -> str:
+    if part is None:
+        return ""
+    try:
+        value = part.get_param(name)
+    except Exception:
+        return ""
+    if isinstance(value, tuple):  # RFC 2231 (charset, language, value)
+        value = value[-1]
+    return str(value) if value else ""
+
+
+def _find_bodies(msg: Message, ignored: list[str]) -> tuple[Message | None, Message | None]:
+    """The first text/plain and the first text/html part that are the mail's own text.
+
+    Attachments (a Content-Disposition of attachment, or a file name), parts
+    that are not text, and forwarded messages (message/rfc822) are skipped
+    and noted in ``ignored``.
+    """
+    found: dict[str, Message] = {}
+    seen = 0
+
+    def visit(part: Message, depth: int) -> None:
+        nonlocal seen
+        seen += 1
+        if seen > MAX_PARTS or depth > MAX_DEPTH:
+            return
+        ctype = _content_type(part)
+        maintype = ctype.split("/", 1)[0]
+        if maintype == "multipart":
+            payload = part.get_payload()
+            if not isinstance(payload, list):
+                ignored.append(f"{ctype} without parts (no boundary?)")
+                return
+            for child in payload:
+                if isinstance(child, Message):
+                    visit(child, depth + 1)
+            return
+        if maintype == "message":
+            ignored.append(f"forwarded or attached mail ({ctype})")
+            return
+        name = _filename(part)
+        if _disposition(part) == "attachment" or name:
+            ignored.append(f"attachment {ctype}" + (f" ({name})" if name else ""))
+            return
+        if ctype in ("text/plain", "text/html"):
+            kind = ctype.split("/")[1]
+            if kind not in found:
+                found[kind] = part
+            else:
+                ignored.append(f"another {ctype} part")
+            return
+        ignored.append(f"{ctype} part")
+
+    visit(msg, 0)
+    return found.get("plain"), found.get("html")
+
+
+def _content_type(part: Message) -> str:
+    try:
+        return part.get_content_type().lower()
+    except Exception:
+        return "text/plain"
+
+
+def _disposition(part: Message) -> str:
+    try:
+        return (part.get_content_disposition() or "").lower()
+    except Exception:
+        return ""
+
+
+def _filename(part: Message) -> str:
+    try:
+        return str(part.get_filename() or "")
+    except Exception:
+        return ""
+
+
+# Declared charsets read as what the senders mean: mail that says ISO-8859-1 or
+# ASCII is often Windows-1252 (curly quotes, euro sign), as browsers assume too.
+_CHARSET_ALIASES = {
+    "iso-8859-1": "cp1252",
+    "iso8859-1": "cp1252",
+    "latin1": "cp1252",
+    "latin-1": "cp1252",
+    "l1": "cp1252",
+    "us-ascii": "cp1252",
+    "ascii": "cp1252",
+    "ansi_x3.4-1968": "cp1252",
+    "x-user-defined": "cp1252",
+    "unicode-1-1-utf-7": "utf-7",
+    "utf8": "utf-8",
+}
+
+
+def decode_payload(part: Message | None) -> str:
+    """The text of a part: transfer encoding undone, then decoded by its charset.
+
+    The declared charset first; if it is unknown or the bytes do not fit it,
+    UTF-8; if that fails too, the declared charset with replacement characters,
+    else Windows-1252 (which takes every byte but five) and finally Latin-1,
+    which takes any byte.
+    """
+    if part is None:
+        return ""
+    try:
+        data = part.get_payload(decode=True)
+    except Exception:
+        data = None
+    if data is None:
+        try:
+            payload = part.get_payload()
+        except Exception:
+            payload = ""
+        if isinstance(payload, str):
+            data = payload.encode("utf-8", "surrogateescape")
+        else:
+            return ""
+    if isinstance(data, str):  # pragma: no cover - decode=True gives bytes
+        return data
+    charset = ""
+    try:
+        charset = (part.get_content_charset() or "").strip().strip('"').lower()
+    except Exception:
+        charset = ""
+    return decode_bytes(bytes(data), charset)
+
+
+def decode_bytes(data: bytes, charset: str = "") -> str:
+    charset = _CHARSET_ALIASES.get(charset, charset)
+    codec = None
+    if charset:
+        try:
+            codec = codecs.lookup(charset).name
+        except (LookupError, ValueError):
+            codec = None
+    if codec and codec != "utf-8":
+        try:
+            if codec == "cp1252" and _is_utf8(data):
+                return data.decode("utf-8")  # declared ASCII or Latin-1, written in UTF-8
+            return data.decode(codec)
+        except (UnicodeDecodeError, LookupError, ValueError):
+            pass
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    if codec and codec != "utf-8":
+        try:
+            return data.decode(codec, errors="replace")
+        except (LookupError, ValueError):  # pragma: no cover - a codec that failed above would fail here
+            pass
+    try:
+        return data.decode("cp1252")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def _is_utf8(data: bytes) -> bool:
+    if data.isascii():
+        return False  # the same either way
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def unflow(text: str, delsp: bool = False) -> str:
+    """Undo format=flowed (RFC 3676): a line ending in a space goes on in the next line.
+
+    Quote marks stay (as ``> `` per level); the "-- " signature line is never
+    joined.
+    """
+    out: list[str] = []
+    buffer: str | None = None
+    buffer_depth = 0
+
+    def emit(depth: int, content: str) -> None:
+        out.append((">" * depth + " " if depth else "") + content)
+
+    for line in text.split("\n"):
+        depth = len(line) - len(line.lstrip(">"))
+        content = line[depth:]
+        if content.startswith(" "):  # space-stuffing
+            content = content[1:]
+        soft = content.endswith(" ") and content != "-- "
+        if soft and delsp:
+            content = content[:-1]
+        if buffer is not None and depth != buffer_depth:
+            emit(buffer_depth, buffer)
+            buffer = None
+        buffer = content if buffer is None else buffer + content
+        buffer_depth = depth
+        if not soft:
+            emit(depth, buffer)
+            buffer = None
+    if buffer is not None:
+        emit(buffer_depth, buffer)
+    return "\n".join(out)
+
+
+# =========================================================================== HTML
+
+
+_BLOCK_TAGS = frozenset(
+    "address article aside blockquote body caption center dd details dialog div dl dt fieldset figcaption figure "
+    "footer form h1 h2 h3 h4 h5 h6 header hr html li main nav ol p pre section summary table tbody thead tfoot "
+    "tr ul".split()
+)
+_SKIP_TAGS = frozenset("head script style title template noscript xml object applet iframe svg math".split())
+_VOID_TAGS = frozenset("area base br col embed hr img input link meta param source track wbr".split())
+_QUOTE_CLASSES = ("yahoo_quoted",)  # quotes marked by a div instead of a blockquote
+_SIGNATURE_MARKS = ("gmail_signature", "moz-signature")
+_SIGNATURE_IDS = ("signature", "applemailsignature")
+OUTLOOK_SEPARATOR = "_" * 32
+
+
+class _HtmlText(HTMLParser):
+    """Text of an HTML mail: a line per block or <br>, quotes as "> " lines."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.lines: list[str] = []
+        self.current: list[str] = []
+        self.current_depth = 0
+        self.depth = 0  # blockquote level
+        self.skip = 0  # inside script, style, head ...
+        self.pre = 0
+        self.stack: list[tuple[str, bool]] = []  # open tags, and whether each opened a quote level
+
+    def newline(self) -> None:
+        text = "".join(self.current).replace("\xa0", " ")
+        if not self.pre:
+            text = re.sub(r"[ \t\r\n\f]+", " ", text)
+        text = text.strip(" ")
+        if text:
+            self.lines.append(("> " * self.current_depth) + text)
+        self.current = []
+        self.current_depth = self.depth
+
+    def add(self, text: str) -> None:
+        if not self.current or not "".join(self.current).strip():
+            self.current_depth = self.depth
+        self.current.append(text)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        tag = tag.lower()
+        if tag in _SKIP_TAGS:
+            if tag not in _VOID_TAGS:
+                self.skip += 1
+                self.stack.append((tag, False))
+            return
+        if tag == "body":
+            self.skip = 0  # a head never closed ends here
+        values = {k.lower(): (v or "") for k, v in attrs}
+        classes = values.get("class", "").lower().split()
+        element_id = values.get("id", "").lower()
+        quote = tag == "blockquote" or any(c in classes for c in _QUOTE_CLASSES)
+        if tag in _BLOCK_TAGS or tag == "br" or quote:
+            self.newline()
+        if tag == "br":
+            return
+        if tag == "hr":
+            self.lines.append(("> " * self.depth) + OUTLOOK_SEPARATOR)
+            return
+        if tag == "td" or tag == "th":
+            self.add(" ")
+        if tag in _VOID_TAGS:
+            return
+        if any(c in classes for c in _SIGNATURE_MARKS) or element_id in _SIGNATURE_IDS:
+            self.newline()
+            self.lines.append(("> " * self.depth) + "-- ")
+        if tag == "pre":
+            self.pre += 1
+        if quote:
+            self.depth += 1
+            self.current_depth = self.depth
+        self.stack.append((tag, quote))
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        tag = tag.lower()
+        if tag in _VOID_TAGS or tag in _SKIP_TAGS:
+            self.handle_starttag(tag, attrs)
+            if tag in _SKIP_TAGS and tag not in _VOID_TAGS:
+                self.handle_endtag(tag)
+        elif tag in _BLOCK_TAGS:
+            self.newline()
+
+    def handle_endtag(self, tag: str) -> None:
+        tag = tag.lower()
+        if not any(open_tag == tag for open_tag, _ in self.stack):
+            if tag in _BLOCK_TAGS or tag == "br":
+                self.newline()
+            return
+        while self.stack:
+            open_tag, quote = self.stack.pop()
+            if open_tag in _SKIP_TAGS:
+                self.skip = max(0, self.skip - 1)
+                if open_tag == tag:
+                    return
+                continue
+            if open_tag in _BLOCK_TAGS or quote:
+                self.newline()
+            if open_tag == "pre":
+                self.pre = max(0, self.pre - 1)
+            if quote:
+                self.depth = max(0, self.depth - 1)
+                self.current_depth = self.depth
+            if open_tag == tag:
+                return
+
+    def handle_data(self, data: str) -> None:
+        if self.skip:
+            return
+        if self.pre:
+            parts = data.split("\n")
+            for i, piece in enumerate(parts):
+                if i:
+                    self.newline()
+                self.add(piece)
+        else:
+            self.add(data)
+
+    def close(self) -> None:
+        super().close()
+        self.newline()
+
+
+def html_to_text(html: str) -> str:
+    """An HTML mail as plain text: blocks and <br> as line breaks, entities decoded,
+    scripts and styles left out, and each level of <blockquote> as a "> " quote mark."""
+    parser = _HtmlText()
+    try:
+        parser.feed(html)
+        parser.close()
+    except Exception:  # pragma: no cover - html.parser is lenient; keep what was read
+        parser.newline()
+    return "\n".join(parser.lines)
+
+
+# =========================================================================== the player's lines
+
+
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # all but tab, line feed, carriage return
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
+_SPACES = dict.fromkeys(map(ord, "\u00a0\u2007\u202f\u2009\u3000"), " ")
+
+# "On <date>, <name> wrote:" and its translations; matched on the line, or on
+# two or three lines joined (Gmail wraps long ones).
+_ATTRIBUTIONS = [
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"^On\s.+\swrote\s*:$",  # Gmail, Apple Mail, Thunderbird
+        r"^Am\s.+\sschrieb\b.*:$",  # German
+        r"^Le\s.+\sa\s+[ée]crit\s*:$",  # French
+        r"^El\s.+\sescribi[óo]\s*:$",  # Spanish
+        r"^Il\s.+\sha\s+scritto\s*:$",  # Italian
+        r"^Op\s.+\sschreef\b.*:$",  # Dutch
+        r"^Em\s.+\sescreveu\s*:$",  # Portuguese
+        r"^Den\s.+\sskrev\b.*:$",  # Swedish, Danish, Norwegian
+    )
+]
+_ATTRIBUTION_START = re.compile(r"^(On|Am|Le|El|Il|Op|Em|Den)\s", re.IGNORECASE)
+# "Ann <ann@example.org> wrote:" and the like: an attribution only when a quote follows.
+_WROTE = re.compile(r"\b(wrote|schrieb|[ée]crit|escribi[óo]|scritto|schreef|escreveu|skrev)\b[^:]{0,80}:$", re.IGNORECASE)
+
+_ORIGINAL_MESSAGE = re.compile(
+    r"^-{2,}\s*(Original Message|Ursprüngliche Nachricht|Originalnachricht|Message d'origine|Mensaje original"
+    r"|Messaggio originale|Oorspronkelijk bericht|Mensagem original)\s*-{2,}$",
+    re.IGNORECASE,
+)
+_FORWARDED = re.compile(
+    r"^(-{2,}\s*(Forwarded message|Weitergeleitete Nachricht|Message transféré|Mensaje reenviado"
+    r"|Messaggio inoltrato|Doorgestuurd bericht|Mensagem encaminhada)\s*-{2,}"
+    r"|(Begin forwarded message|Anfang der weitergeleiteten (E-Mail|Nachricht)|Début du message réexpédié"
+    r"|Inicio del mensaje reenviado|Inizio messaggio inoltrato)\s*:)$",
+    re.IGNORECASE,
+)
+_UNDERSCORES = re.compile(r"^_{10,}$")
+_HEADER = re.compile(r"^\*{0,2}([^\W\d_][\w\- ]{0,14}?)\s*\*{0,2}\s*:\s*\*{0,2}(.*)$")
+_FROM_KEYS = frozenset({"from", "von", "de", "da", "van", "fra", "från", "od"})
+_HEADER_KEYS = frozenset(
+    {
+        "sent", "date", "to", "cc", "bcc", "subject", "reply-to",
+        "gesendet", "datum", "an", "betreff", "kopie",
+        "envoyé", "à", "objet", "cci",
+        "enviado", "enviado el", "fecha", "para", "asunto", "cco",
+        "inviato", "data", "a", "oggetto",
+        "verzonden", "aan", "onderwerp",
+        "enviada", "assunto",
+    }
+)
+
+# A phone's or app's signature line, matched against the whole (stripped) line.
+_PHONE_SIGNATURE = re.compile(
+    r"^("
+    r"Sent from my \S.{0,60}"
+    r"|Sent from (Mail|Outlook|Yahoo Mail|Proton ?Mail|Samsung|Gmail|AOL)\b.{0,50}"
+    r"|Sent (with|via) .{1,40}"
+    r"|Get Outlook for .{1,60}"
+    r"|Von meinem .{1,50} gesendet\.?"
+    r"|Gesendet (von|mit) .{1,50}"
+    r"|Envoy[ée] (de|depuis|à partir de) .{1,50}"
+    r"|Enviado (desde|con|do|de) .{1,50}"
+    r"|Inviato da .{1,50}"
+    r"|Verzonden (vanaf|met|van) .{1,50}"
+    r")$",
+    re.IGNORECASE,
+)
+
+# Lines of our own mails (pbem/services/notices.py) and boards (templates/*/board.txt.j2):
+# when one turns up unquoted, the player pasted our mail back; from there on it is ours.
+_OURS = [
+    re.compile(p)
+    for p in (
+        r"^\S.* -- \d+ players\b",  # the board's header: "Fifth Avenue -- 3 players, front side ..."
+        r"^It is your turn\. You may send:",
+        r"^Decision \d+: reply to this mail with your commands\.$",
+        r"^[^:>]{1,80}\splayed: \S",  # "Ann played: cards orange green"
+        r"^\+-{5,}",  # box lines of the map
+        r"^\|[0-9A-Z]{2,3}\s",  # "|34W 34th Street West |", "|CH City Hall"
+        r"^Board for .+ \(player \d+\)\.$",
+        r"^Moderator's board: every hand is shown\.$",
+        r"^THE CITY: commissioners walk\b",
+        r"^SUPPLY ROW: action B\b",
+        r"^CARD STACKS: top card\b",
+        r"^PLAYERS\s+score\s+supply\b",
+        r"^Waiting for: player \d",
+        r"^Public board\.$",
+        r"^The game is over\.$",
+        r"^Building stops: ",
+        r"^AUCTIONS: .+ brought the .+ back to City Hall$",
+        r"^AUCTION FOR ",
+        r"^BUILDING$",
+        r"^HANDS$",
+        r"^Your hand: ",
+        r"^FINAL SCORING: the game ended\b",
+        r"^Only you see this:$",
+        r"^A game of .+ begins: ",
+        r"^The moderator changed the game: ",
+    )
+]
+
+
+def _clean(line: str) -> str:
+    return _CONTROL.sub("", line.translate(_INVISIBLE).translate(_SPACES)).rstrip("\r")
+
+
+def _is_quoted(stripped: str) -> bool:
+    return stripped.startswith(">")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def reply_lines(text: str) -> tuple[list[str], list[str]]:
+    """The player's own lines in a reply's text, and what was skipped.
+
+    Each kept line is stripped; blank lines are dropped. The rules are in the
+    module's docstring; they work on the lines alone, so the text of an HTML
+    mail goes through ``html_to_text`` first.
+    """
+    raw = [_clean(line) for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    stripped = [line.strip() for line in raw]
+    n = len(raw)
+    kept: list[str] = []
+    ignored: list[str] = []
+    quoted = 0
+    attributions = 0
+
+    def rest(start: int) -> int:
+        return sum(1 for s in stripped[start:] if s)
+
+    def next_nonblank(start: int) -> int | None:
+        for j in range(start, n):
+            if stripped[j]:
+                return j
+        return None
+
+    i = 0
+    stop: str | None = None
+    while i < n:
+        s = stripped[i]
+        if not s:
+            i += 1
+            continue
+        if _is_quoted(s):
+            quoted += 1
+            i += 1
+            continue
+        if s.lower() == "end":
+            if rest(i + 1):
+                stop = f"text after 'end' ({_plural(rest(i + 1), 'line')})"
+            break
+        if s == "--":  # the "-- " delimiter, its trailing space often lost on the way
+            stop = f"signature ({_plural(rest(i), 'line')})"
+            break
+        if len(s) > MAX_PATTERN_LINE:  # no header, signature or board line is this long
+            kept.append(s)
+            i += 1
+            continue
+        if len(s) <= 80 and _PHONE_SIGNATURE.match(s):
+            stop = f"phone signature '{s[:40]}' ({_plural(rest(i), 'line')})"
+            break
+        span = _attribution(stripped, i)
+        if span:
+            attributions += 1
+            i += span
+            continue
+        if _ORIGINAL_MESSAGE.match(s) or _header_block(stripped, i) or (
+            _UNDERSCORES.match(s) and (j := next_nonblank(i + 1)) is not None and _header_block(stripped, j)
+        ):
+            stop = f"original message below a reply header ({_plural(rest(i), 'line')})"
+            break
+        if _FORWARDED.match(s):
+            stop = f"forwarded message ({_plural(rest(i), 'line')})"
+            break
+        if any(p.match(s) for p in _OURS):
+            stop = f"our board pasted back ({_plural(rest(i), 'line')})"
+            break
+        kept.append(s)
+        i += 1
+
+    if quoted:
+        ignored.insert(0, _plural(quoted, "quoted line"))
+    if attributions:
+        ignored.append(_plural(attributions, "attribution line") + " ('On ... wrote:')")
+    if stop:
+        ignored.append(stop)
+    return kept, ignored
+
+
+def _attribution(stripped: list[str], i: int) -> int:
+    """How many lines from ``i`` make an attribution ("On ... wrote:"); 0 if none."""
+    s = stripped[i]
+    if any(p.match(s) for p in _ATTRIBUTIONS):
+        return 1
+    if _ATTRIBUTION_START.match(s):
+        joined = s
+        for k in range(1, 3):
+            if i + k >= len(stripped):
+                break
+            more = stripped[i + k]
+            if not more or _is_quoted(more):
+                break
+            joined += " " + more
+            if len(joined) > 300:
+                break
+            if any(p.match(joined) for p in _ATTRIBUTIONS):
+                return k + 1
+    if _WROTE.search(s) and len(s) <= 200:
+        for j in range(i + 1, len(stripped)):
+            if stripped[j]:
+                return 1 if _is_quoted(stripped[j]) else 0
+    return 0
+
+
+def _header_key(line: str) -> str | None:
+    match = _HEADER.match(line)
+    return match.group(1).strip().lower() if match else None
+
+
+def _header_block(stripped: list[str], i: int) -> bool:
+    """Whether line ``i`` starts a quoted mail's header block ("From: ... / Sent: ... / To: ...")."""
+    if _header_key(stripped[i]) not in _FROM_KEYS:
+        return False
+    seen = 0
+    for j in range(i + 1, min(len(stripped), i + 8)):
+        if not stripped[j]:
+            continue
+        seen += 1
+        if _header_key(stripped[j]) in _HEADER_KEYS:
+            return True
+        if seen >= 3:
+            break
+    return False

@@ -1,0 +1,314 @@
+"""From a player's mail to applied commands and a reply.
+
+A mail is read (``pbem.mail``), matched to a game and a seat, and its command
+lines are submitted through the game service all at once: every command
+applies or none does. Lines that are not commands are reported as ignored;
+``help``, ``board``, ``hand``, ``legal`` and ``history`` are answered without
+changing anything. The reply lists what was done, what was not done (the line,
+why, and what is legal instead) and what was ignored, like Mailman's command
+runner. Nothing here raises on a bad mail: every mail ends in a report.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..games import get_game
+from ..mail.message import decision, game_tag, message_id, references, sender, subject
+from ..mail.text import MailText, extract_text, read_message
+from .games import CommandRejected, GameInfo, GameNotActive, GameNotFound, GameService, PlayerNotInGame, ServiceError
+from .notices import subject_tag
+
+INFO_WORDS = ("help", "board", "hand", "legal", "history")
+HISTORY_LINES = 20
+
+
+@dataclass
+class LineReport:
+    line: str
+    status: str  # done, not done, answered, ignored
+    note: str = ""
+
+
+@dataclass
+class MailReport:
+    sender: str | None
+    message_id: str
+    subject: str
+    text: MailText
+    outcome: str = ""  # applied, rejected, stale, info, no-commands, unknown-game, not-a-player, inactive, oversized, no-sender
+    game_id: int | None = None
+    matched_by: str = ""  # game line, subject, reply to our mail, only active game
+    seat: int | None = None
+    decision: int | None = None
+    current_decision: int | None = None
+    lines: list[LineReport] = field(default_factory=list)
+    effects: list[str] = field(default_factory=list)
+    reply_to: str | None = None
+    reply_subject: str | None = None
+    reply_body: str | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.outcome == "applied"
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["text"] = {"body_type": self.text.body_type, "lines": self.text.lines, "ignored": self.text.ignored,
+                        "oversized": self.text.oversized}
+        data["changed"] = self.changed
+        return data
+
+
+def _wrap(text: str, indent: str = "") -> str:
+    return textwrap.fill(text, width=72, initial_indent=indent, subsequent_indent=indent + "  ")
+
+
+class MailCommands:
+    def __init__(self, games: GameService) -> None:
+        self.games = games
+
+    # ------------------------------------------------------------------ the one entry point
+
+    def handle(self, raw: bytes, *, dry_run: bool = False) -> MailReport:
+        """Process one mail; with ``dry_run`` say what would happen and change nothing."""
+        msg = read_message(raw)
+        report = MailReport(sender=sender(msg), message_id=message_id(msg), subject=subject(msg), text=extract_text(msg))
+        try:
+            self._handle(msg, report, dry_run)
+        except ServiceError as exc:  # a refusal the checks above did not foresee still gets a clear reply
+            report.outcome = report.outcome or "rejected"
+            self._reply(report, [_wrap(f"Your mail could not be processed: {exc.message}")])
+        answered = any(r.status == "answered" for r in report.lines)
+        if report.reply_body and report.reply_to and not dry_run and (not report.changed or answered):
+            # An applied mail's confirmation goes out with the new board from the game service;
+            # a separate reply follows only when the player also asked for information.
+            self.games.queue_mail(report.reply_to, report.reply_subject or "", report.reply_body,
+                                  game_id=report.game_id, in_reply_to=report.message_id or None)
+        return report
+
+    # ------------------------------------------------------------------ steps
+
+    def _handle(self, msg: Any, report: MailReport, dry_run: bool) -> None:
+        if report.sender is None:
+            report.outcome = "no-sender"  # nobody to answer
+            return
+        report.reply_to = report.sender
+        if report.text.oversized:
+            report.outcome = "oversized"
+            self._reply(report, [_wrap("Your mail is too long for us to read (more than 1 MB of text). Please "
+                                       "send only your commands, without attachments or the quoted board.")])
+            return
+        named, raw_lines = self._game_lines(report.text.lines)
+        game_id = self._identify(msg, report, named)
+        if game_id is None:
+            return
+        info = self.games.get(game_id)
+        report.game_id, report.current_decision = game_id, info.state.moves
+        report.decision = decision(report.subject, report.text.body)
+        try:
+            report.seat = next(p.seat for p in info.players if p.email == report.sender)
+        except StopIteration:
+            report.outcome = "not-a-player"
+            self._reply(report, [_wrap(f"You ({report.sender}) do not play in game {game_id}.")] + self._your_games(report))
+            return
+        words = get_game(info.kind).COMMAND_WORDS
+        commands, asked, ignored = [], [], []
+        for line in raw_lines:
+            first = line.split()[0].lower().rstrip(":,.")
+            if first in INFO_WORDS and len(line.split()) == 1:
+                asked.append(first)
+            elif first in words:
+                commands.append(line)
+            else:
+                ignored.append(line)
+        if commands:
+            self._apply(report, info, commands, dry_run)
+        elif not asked:
+            report.outcome = "no-commands"
+        else:
+            report.outcome = "info"
+        info = self.games.get(game_id) if report.changed and not dry_run else info
+        answers = []
+        for word in asked:
+            report.lines.append(LineReport(word, "answered"))
+            answers += ["", *self._answer(word, info, report)]
+        for line in ignored:
+            report.lines.append(LineReport(line, "ignored", "not a command"))
+        body = self._summary(report, info) + answers
+        if report.outcome == "no-commands":
+            body += ["", *self._answer("help", info, report)]
+        if report.changed:
+            # The sender's confirmation (with the new board) goes out with everybody's mail from the service.
+            report.reply_subject = f"{subject_tag(info)} your commands"
+            report.reply_body = "\n".join(body).strip() + "\n"
+        else:
+            self._reply(report, body)
+
+    def _game_lines(self, lines: list[str]) -> tuple[int | None, list[str]]:
+        named, rest = None, []
+        for line in lines:
+            words = line.split()
+            if not words:
+                continue
+            if len(words) == 2 and words[0].lower() == "game" and words[1].lstrip("#").isdigit():
+                named = int(words[1].lstrip("#"))
+            else:
+                rest.append(line)
+        return named, rest
+
+    def _identify(self, msg: Any, report: MailReport, named: int | None) -> int | None:
+        candidates = [
+            ("game line", named),
+            ("subject", game_tag(report.subject)),
+            ("reply to our mail", self.games.game_of_messages(references(msg))),
+        ]
+        for how, game_id in candidates:
+            if game_id is None:
+                continue
+            try:
+                self.games.get(game_id)
+            except GameNotFound:
+                report.outcome = "unknown-game"
+                self._reply(report, [_wrap(f"There is no game {game_id}.")] + self._your_games(report))
+                return None
+            report.matched_by = how
+            return game_id
+        active = [g for g in self.games.games_of(report.sender or "") if g[2] in ("active", "paused")]
+        if len(active) == 1:
+            report.matched_by = "only active game"
+            return active[0][0]
+        report.outcome = "unknown-game"
+        why = "You play in several games, and your mail does not say which one." if active else \
+            "We could not tell which game your mail is for."
+        self._reply(report, [_wrap(why)] + self._your_games(report))
+        return None
+
+    def _your_games(self, report: MailReport) -> list[str]:
+        games = self.games.games_of(report.sender or "")
+        if not games:
+            return ["", _wrap("You play in no game here. Ask the moderator to add you to one.")]
+        lines = ["", "Your games:"] + [f"  #{gid} {title} ({status})" for gid, title, status in games]
+        example = games[0][0]
+        lines += ["", _wrap(f"Name the game on a line of its own, for example 'game {example}', or reply to a mail "
+                            f"of that game (its subject carries [... #{example}]).")]
+        return lines
+
+    def _apply(self, report: MailReport, info: GameInfo, commands: list[str], dry_run: bool) -> None:
+        stale = report.decision is not None and report.decision < info.state.moves
+        note = self._note_for_sender(report, commands)
+        try:
+            done = self.games.submit(info.id, report.sender or "", "\n".join(commands),
+                                     source=f"mail:{report.message_id}" if report.message_id else "mail",
+                                     dry_run=dry_run, sender_note=note)
+        except CommandRejected as exc:
+            report.outcome = "stale" if stale else "rejected"
+            failing = exc.line_number - 1
+            for i, line in enumerate(commands):
+                if i < failing:
+                    report.lines.append(LineReport(line, "not done", "fine, but a mail applies all its commands or none"))
+                elif i == failing:
+                    legal = ", ".join(exc.legal[:8]) + (" ..." if len(exc.legal) > 8 else "")
+                    why = exc.error.message + (f" Legal now: {legal}." if legal else "")
+                    report.lines.append(LineReport(line, "not done", why))
+                else:
+                    report.lines.append(LineReport(line, "not done", "not reached"))
+            return
+        except (GameNotActive, PlayerNotInGame) as exc:
+            report.outcome = "inactive"
+            report.lines.extend(LineReport(line, "not done", exc.message) for line in commands)
+            return
+        report.outcome = "applied"
+        report.effects = done.effects
+        report.lines.extend(LineReport(line, "done", command) for line, command in zip(commands, done.commands))
+
+    def _note_for_sender(self, report: MailReport, commands: list[str]) -> list[str]:
+        ignored = [line for line in report.text.lines
+                   if line not in commands and line.split()[0].lower() not in ("game", *INFO_WORDS)]
+        if not ignored:
+            return []
+        return ["Lines of your mail that were not commands (ignored):"] + [f"  {line}" for line in ignored]
+
+    # ------------------------------------------------------------------ the reply
+
+    def _summary(self, report: MailReport, info: GameInfo) -> list[str]:
+        lines: list[str] = []
+        if report.outcome == "stale":
+            lines += [_wrap(f"The game moved on since the mail you answered (decision {report.decision}; now "
+                            f"{report.current_decision}), and your commands do not fit the new situation. "
+                            "Nothing was applied. This is where the game stands now:"), ""]
+        elif report.outcome == "rejected":
+            lines += [_wrap("Nothing of your mail was applied: one line was refused, and a mail applies all of "
+                            "its commands or none."), ""]
+        elif report.outcome == "inactive":
+            lines += [_wrap(f"Game {info.id} is {info.status}: no commands are accepted now."), ""]
+        done = [r for r in report.lines if r.status == "done"]
+        not_done = [r for r in report.lines if r.status == "not done"]
+        if done:
+            lines.append("Done:")
+            lines += [_wrap(f"{r.line}", "  ") for r in done]
+            lines += [_wrap(effect, "    - ") for effect in report.effects]
+        if not_done:
+            lines.append("Not done:")
+            for r in not_done:
+                lines += [_wrap(r.line, "  "), _wrap(r.note, "      ")]
+        ignored = [r for r in report.lines if r.status == "ignored"] + [
+            LineReport(x, "ignored") for x in report.text.ignored]
+        if ignored:
+            lines.append("Ignored:")
+            lines += [_wrap(r.line, "  ") for r in ignored]
+        if report.outcome in ("stale", "rejected"):
+            lines += ["", *self._answer("legal", info, report)]
+        return lines
+
+    def _reply(self, report: MailReport, body: list[str]) -> None:
+        base = report.subject if report.subject.lower().startswith("re:") else f"Re: {report.subject}".strip()
+        if report.game_id is not None and game_tag(base) is None:
+            base = f"Re: [{get_game(self.games.get(report.game_id).kind).TITLE} #{report.game_id}] your mail"
+        report.reply_subject = base if base != "Re:" else "Re: your mail"
+        report.reply_body = "\n".join(body).strip() + "\n"
+
+    def _answer(self, word: str, info: GameInfo, report: MailReport) -> list[str]:
+        from ..render.text import render_board
+
+        seat = report.seat
+        state = info.state
+        names = [p.name for p in sorted(info.players, key=lambda p: p.seat)]
+        to_act = None if state.is_terminal() else state.current_player()
+        if word == "board":
+            return ["Board:", render_board(state.view(seat), players=names).rstrip()]
+        if word == "hand":
+            view = state.view(seat)
+            hand = "; ".join(f"{color} {' '.join(str(v) for v, n in zip((4, 5, 6), counts) for _ in range(n))}"
+                             for color, counts in view["hand"].items() if sum(counts))
+            return [_wrap(f"Your hand: {hand or 'no cards'}.")]
+        if word == "legal":
+            if to_act is None:
+                return ["The game is over."]
+            if to_act != seat:
+                return [_wrap(f"It is not your turn: waiting for {names[to_act]}.")]
+            legal = state.legal_commands()
+            shown = legal[:40]
+            return [f"You may send ({len(legal)} commands):"] + [f"  {c}" for c in shown] + (
+                [f"  ... and {len(legal) - len(shown)} more"] if len(legal) > len(shown) else [])
+        if word == "history":
+            entries = [h for h in self.games.history(info.id) if h.kind == "command"][-HISTORY_LINES:]
+            return ["The last commands:"] + [
+                _wrap(f"#{h.seq} {names[h.seat]}: {h.data.get('command', h.text)}", "  ") for h in entries]
+        # help
+        lines = ["What you can send (one command per line; 'end' stops reading):"]
+        if to_act == seat:
+            lines += [_wrap(f"Now: {state.view(seat)['waiting_for']}", "  ")]
+            lines += ["  For example: " + ", ".join(state.legal_commands()[:4])]
+        elif to_act is not None:
+            lines += [_wrap(f"Now: waiting for {names[to_act]}.", "  ")]
+        lines += [
+            "  board    the board as you see it",
+            "  hand     your cards",
+            "  legal    every command you may send now",
+            "  history  the last commands played",
+            "  game N   which game your mail is for (if you play several)",
+        ]
+        return lines

@@ -1,0 +1,29 @@
+"""`pbem mail explain`: what a mail would do, without changing anything."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def test_explain_shows_the_reading_and_changes_nothing(database_url: str, tmp_path: Path, pbem) -> None:
+    pbem(database_url, "game", "new", "fifth-avenue", "--player", "Ann=ann@example.org",
+         "--player", "Bob=bob@example.org", "--seed", "3")
+    legal = json.loads(pbem(database_url, "game", "legal", "1", "--json").stdout)["to_act"]["ann@example.org"]
+    eml = tmp_path / "reply.eml"
+    eml.write_bytes(
+        b"From: Ann <ann@example.org>\r\nTo: game@pbem.example\r\n"
+        b"Subject: Re: [Fifth Avenue #1] a new game begins (decision 0)\r\nMessage-ID: <r1@client.example>\r\n"
+        b"Content-Type: text/plain; charset=utf-8\r\n\r\n"
+        + f"Here we go\r\n{legal[0]}\r\nbid gray 4\r\n\r\n-- \r\nAnn\r\n".encode()
+    )
+    history = pbem(database_url, "game", "history", "1", "--json").stdout
+    doc = json.loads(pbem(database_url, "mail", "explain", str(eml), "--json").stdout)
+    assert doc["game_id"] == 1 and doc["seat"] == 0 and doc["matched_by"] == "subject"
+    assert doc["text"]["lines"] == ["Here we go", legal[0], "bid gray 4"]
+    assert doc["outcome"] == "rejected" and doc["changed"] is False
+    assert [line["status"] for line in doc["lines"]] == ["not done", "not done", "ignored"]
+    assert "Not done:" in doc["reply_body"]
+    text = pbem(database_url, "mail", "explain", str(eml)).stdout
+    assert "Outcome: rejected (changes nothing)" in text and "Reply to ann@example.org" in text
+    assert pbem(database_url, "game", "history", "1", "--json").stdout == history

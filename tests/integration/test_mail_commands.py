@@ -1,0 +1,240 @@
+"""From a player's mail to commands and a reply, on real databases."""
+
+from __future__ import annotations
+
+from email.message import EmailMessage
+from email.utils import make_msgid
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlmodel import Session, func, select
+
+from pbem.services.games import GameService
+from pbem.services.mail_commands import MailCommands
+from pbem.store.db import make_engine
+from pbem.store.models import Event, Game, OutboxMail, Snapshot
+
+ANN, BOB, CY = "ann@example.org", "bob@example.org", "cy@example.org"
+PLAYERS = [("Ann", ANN), ("Bob", BOB), ("Cy", CY)]
+
+
+def mail(body: str, *, sender: str = ANN, subject: str = "Re: [Fifth Avenue #1] your turn",
+         in_reply_to: str | None = None) -> bytes:
+    msg = EmailMessage()
+    msg["From"] = f"Player <{sender}>"
+    msg["To"] = "game@pbem.example"
+    msg["Subject"] = subject
+    msg["Message-ID"] = make_msgid(domain="client.example")
+    if in_reply_to:
+        msg["In-Reply-To"] = in_reply_to
+    msg.set_content(body)
+    return bytes(msg)
+
+
+def game_rows(engine) -> tuple[int, int, str]:
+    with Session(engine) as s:
+        events = s.exec(select(func.count()).select_from(Event)).one()
+        snapshots = s.exec(select(func.count()).select_from(Snapshot)).one()
+        statuses = ",".join(s.exec(select(Game.status).order_by(Game.id)).all())
+    return events, snapshots, statuses
+
+
+@pytest.fixture
+def games(db_engine) -> GameService:
+    service = GameService(db_engine)
+    service.create_game("fifth-avenue", PLAYERS, seed=41)
+    return service
+
+
+@pytest.fixture
+def processor(games: GameService) -> MailCommands:
+    return MailCommands(games)
+
+
+def first_legal(games: GameService, game_id: int = 1) -> tuple[str, str]:
+    (email, commands), = games.legal(game_id)[1].items()
+    return email, commands[0]
+
+
+def test_a_reply_with_a_command_is_applied(processor: MailCommands, games: GameService) -> None:
+    email, command = first_legal(games)
+    raw = mail(f"Hi all!\n{command}\n\nOn Sun, Nov 22, 2026 at 10:00 Game <game@pbem.example> wrote:\n> old\n")
+    report = processor.handle(raw)
+    assert report.outcome == "applied" and report.game_id == 1 and report.matched_by == "subject"
+    assert [(r.line, r.status) for r in report.lines] == [(command, "done"), ("Hi all!", "ignored")]
+    entry = games.history(1)[-1]
+    assert entry.text == command and entry.source.startswith("mail:<") and entry.actor == ANN
+    with Session(games.engine) as s:
+        ann_mail = s.exec(select(OutboxMail).where(OutboxMail.recipient == ANN).order_by(OutboxMail.id.desc())).first()
+    assert "Hi all!" in ann_mail.text_body  # the sender is told which lines were ignored
+
+
+def test_one_bad_line_and_nothing_applies(processor: MailCommands, games: GameService) -> None:
+    while first_legal(games)[1].startswith("place"):
+        games.submit(1, *first_legal(games))
+    assert first_legal(games)[0] == ANN
+    before = game_rows(games.engine)
+    report = processor.handle(mail("A\ncards orange orange\nmove white 34W"))
+    assert report.outcome == "rejected" and not report.changed
+    assert [(r.line, r.status) for r in report.lines] == [
+        ("A", "not done"), ("cards orange orange", "not done"), ("move white 34W", "not done")]
+    assert "all of its commands or none" in report.reply_body
+    assert "different colors" in report.lines[1].note and "Legal now: cards " in report.lines[1].note
+    assert report.lines[0].note.startswith("fine, but") and report.lines[2].note == "not reached"
+    assert game_rows(games.engine) == before
+    with Session(games.engine) as s:
+        reply = s.exec(select(OutboxMail).order_by(OutboxMail.id.desc())).first()
+    assert reply.recipient == ANN and reply.subject == "Re: [Fifth Avenue #1] your turn"
+    assert "Not done:" in reply.text_body and reply.headers["In-Reply-To"] == report.message_id
+
+
+def test_the_game_line_wins_over_the_subject(processor: MailCommands, games: GameService) -> None:
+    games.create_game("fifth-avenue", PLAYERS, seed=42)
+    email, command = first_legal(games, 2)
+    report = processor.handle(mail(f"game 2\n{command}", subject="Re: [Fifth Avenue #1] your turn"))
+    assert report.outcome == "applied" and report.game_id == 2 and report.matched_by == "game line"
+
+
+def test_a_reply_to_our_mail_names_its_game(processor: MailCommands, games: GameService) -> None:
+    with Session(games.engine) as s:
+        ours = s.exec(select(OutboxMail).where(OutboxMail.game_id == 1, OutboxMail.recipient == ANN)).first()
+    email, command = first_legal(games)
+    report = processor.handle(mail(command, subject="Re: my move", in_reply_to=ours.message_id))
+    assert report.outcome == "applied" and report.matched_by == "reply to our mail"
+
+
+def test_the_only_active_game_and_the_ambiguous_case(processor: MailCommands, games: GameService) -> None:
+    email, command = first_legal(games)
+    report = processor.handle(mail(command, subject="my move"))
+    assert report.outcome == "applied" and report.matched_by == "only active game"
+    games.create_game("fifth-avenue", PLAYERS, seed=43)
+    before = game_rows(games.engine)
+    report = processor.handle(mail("pass", subject="my move"))
+    assert report.outcome == "unknown-game"
+    assert "#1 Fifth Avenue (active)" in report.reply_body and "#2 Fifth Avenue (active)" in report.reply_body
+    assert "game 1" in report.reply_body
+    assert game_rows(games.engine) == before
+
+
+def test_unknown_game_and_strangers_get_a_clear_reply(processor: MailCommands, games: GameService) -> None:
+    before = game_rows(games.engine)
+    report = processor.handle(mail("A", subject="Re: [Fifth Avenue #9] your turn"))
+    assert report.outcome == "unknown-game" and "There is no game 9" in report.reply_body
+    report = processor.handle(mail("A", sender="eve@example.org"))
+    assert report.outcome == "not-a-player" and "do not play in game 1" in report.reply_body
+    assert "You play in no game here" in report.reply_body
+    assert game_rows(games.engine) == before
+
+
+def test_information_commands_change_nothing_and_show_only_your_hand(processor: MailCommands, games: GameService) -> None:
+    before = game_rows(games.engine)
+    report = processor.handle(mail("hand\nlegal\nhistory\nhelp\nboard", sender=BOB))
+    assert report.outcome == "info" and not report.changed
+    assert [r.status for r in report.lines] == ["answered"] * 5
+    state = games.get(1).state
+    bob = state.view(1)["hand"]
+    expected = "; ".join(f"{c} {' '.join(str(v) for v, n in zip((4, 5, 6), k) for _ in range(n))}"
+                         for c, k in bob.items() if sum(k))
+    assert f"Your hand: {expected}." in " ".join(report.reply_body.split())
+    assert "It is not your turn: waiting for Ann." in report.reply_body
+    assert "Board:" in report.reply_body and "Your hand:" in report.reply_body
+    assert game_rows(games.engine) == before
+
+
+def test_a_mail_without_commands_gets_help(processor: MailCommands) -> None:
+    report = processor.handle(mail("Thanks for the game, see you tomorrow!"))
+    assert report.outcome == "no-commands"
+    assert "What you can send" in report.reply_body and "Ignored:" in report.reply_body
+
+
+def test_a_stale_answer_is_not_applied_to_the_new_situation(processor: MailCommands, games: GameService) -> None:
+    email, command = first_legal(games)
+    decision = games.get(1).state.moves
+    assert processor.handle(mail(command, subject=f"Re: [Fifth Avenue #1] your turn (decision {decision})")).changed
+    # Ann answers the same old mail again: her second starting skyscraper comes later, Cy places now.
+    before = game_rows(games.engine)
+    report = processor.handle(mail(command, subject=f"Re: [Fifth Avenue #1] your turn (decision {decision})"))
+    assert report.outcome == "stale" and report.decision == decision and report.current_decision == decision + 1
+    assert "The game moved on" in report.reply_body and "Nothing was applied" in report.reply_body
+    assert game_rows(games.engine) == before
+
+
+def test_a_stale_answer_that_still_fits_is_applied(processor: MailCommands, games: GameService) -> None:
+    for _ in range(2):
+        email, command = first_legal(games)
+        games.submit(1, email, command)
+    email, command = first_legal(games)
+    report = processor.handle(mail(command, sender=email, subject="Re: [Fifth Avenue #1] board (decision 0)"))
+    assert report.outcome == "applied"
+
+
+def test_paused_games_accept_no_commands(processor: MailCommands, games: GameService) -> None:
+    games.set_status(1, "pause")
+    before = game_rows(games.engine)
+    report = processor.handle(mail("A"))
+    assert report.outcome == "inactive" and "paused" in report.reply_body
+    assert game_rows(games.engine) == before
+
+
+def test_oversized_mail_is_refused_politely(processor: MailCommands, games: GameService) -> None:
+    report = processor.handle(mail("A\n" + "x" * 1_100_000))
+    assert report.outcome == "oversized" and "too long" in report.reply_body
+
+
+def test_dry_run_changes_nothing(processor: MailCommands, games: GameService) -> None:
+    email, command = first_legal(games)
+    before = game_rows(games.engine)
+    with Session(games.engine) as s:
+        outbox = s.exec(select(func.count()).select_from(OutboxMail)).one()
+    report = processor.handle(mail(command), dry_run=True)
+    assert report.outcome == "applied" and report.effects
+    assert game_rows(games.engine) == before
+    with Session(games.engine) as s:
+        assert s.exec(select(func.count()).select_from(OutboxMail)).one() == outbox
+
+
+LINES = st.sampled_from([
+    "A", "B gallery 34W gray", "place 34W orange", "place TS green", "pass", "bid gray 4", "build 2", "stop",
+    "cards orange green", "move white 34W", "C white 34E", "D TS", "hand", "board", "legal", "help", "history",
+    "game 1", "game 7", "end", "> quoted A", "-- ", "Sent from my iPhone", "hello", "",
+    "On Sun, 22 Nov 2026, Game <g@x> wrote:", "-----Original Message-----", "From: x", "Subject: y",
+])
+
+
+@st.composite
+def mails(draw) -> bytes:
+    kind = draw(st.sampled_from(["structured", "bytes"]))
+    if kind == "bytes":
+        return draw(st.binary(max_size=600))
+    body = "\n".join(draw(st.lists(st.one_of(LINES, st.text(max_size=40)), max_size=8)))
+    sender = draw(st.sampled_from([ANN, BOB, CY, "eve@example.org", "not an address", ""]))
+    subject = draw(st.sampled_from(["Re: [Fifth Avenue #1] your turn (decision 0)", "hi", "", "[Fifth Avenue #x]",
+                                    "Re: [Fifth Avenue #1] (decision 999)"]))
+    head = f"From: {sender}\r\nSubject: {subject}\r\nMessage-ID: <{draw(st.integers(0, 10**9))}@t>\r\n"
+    encoding = draw(st.sampled_from(["", "Content-Transfer-Encoding: base64\r\n",
+                                     "Content-Type: text/html; charset=utf-8\r\n",
+                                     "Content-Type: text/plain; charset=bogus-8\r\n"]))
+    return (head + encoding + "\r\n").encode() + body.encode("utf-8", "surrogatepass")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(raw=mails())
+def test_any_mail_ends_in_commands_or_a_clear_reply(database_url: str, raw: bytes) -> None:
+    engine = make_engine(database_url)
+    try:
+        service = GameService(engine)
+        if not service.list_games():
+            service.create_game("fifth-avenue", PLAYERS, seed=44)
+        before = game_rows(engine)
+        report = MailCommands(service).handle(raw)
+        assert report.outcome in ("applied", "rejected", "stale", "info", "no-commands", "unknown-game",
+                                  "not-a-player", "inactive", "oversized", "no-sender")
+        if report.changed:
+            assert game_rows(engine)[0] > before[0]
+        else:
+            assert game_rows(engine) == before
+            if report.sender:
+                assert report.reply_body and report.reply_subject
+    finally:
+        engine.dispose()
