@@ -232,7 +232,7 @@ class GameService:
                         data={"seed": seed, "settings": options}, created_at=now))
             s.add(Snapshot(game_id=game.id, seq=1, state=state.to_json(), created_at=now))
             info = self._info(game, seats, state, 1)
-            s.add_all(notices.game_started(info, self._msgid, now))
+            s.add_all(notices.game_started(info, self._msgid, now, self.mail_domain))
             uow.commit()
             return game.id
 
@@ -341,6 +341,8 @@ class GameService:
             effects: list[str] = []
             private: dict[int, list[str]] = {}
             commands = []
+            all_events: list[dict[str, Any]] = []
+            turn_before = notices.turn_owner(state)
             for number, line in enumerate(lines, start=1):
                 try:
                     action = state.parse(seat, line)
@@ -348,6 +350,7 @@ class GameService:
                 except CommandError as exc:
                     raise CommandRejected(number, line, exc) from exc
                 seq += 1
+                all_events.extend(events)
                 public = [notices.describe(event, info) for event in events]
                 effects.extend(public)
                 for event in events:
@@ -367,7 +370,8 @@ class GameService:
                 s.add(Snapshot(game_id=game.id, seq=seq, state=state.to_json(), created_at=now))
             info.last_seq = seq
             info.status = game.status
-            s.add_all(notices.commands_applied(info, seat, commands, effects, private, self._msgid, now, sender_note))
+            s.add_all(notices.commands_applied(info, seat, commands, effects, private, self._msgid, now, sender_note,
+                                               events=all_events, turn_before=turn_before, domain=self.mail_domain))
             if not dry_run:
                 uow.commit()
             return Submission(game.id, seat, commands, effects, info.last_seq - len(commands) + 1, seq, state.is_terminal())
@@ -416,7 +420,7 @@ class GameService:
             info = self._info(game, seats, state, seq)
             s.add_all(notices.moderator_change(
                 info, f"the moderator undid {len(undone)} command(s); the game is back as it was after event {target}",
-                self._msgid, now))
+                self._msgid, now, self.mail_domain))
             uow.commit()
             return target, undone
 
@@ -450,7 +454,7 @@ class GameService:
             info = self._load(s, game)
             s.add_all(notices.moderator_change(
                 info, f"{seat.name} <{new_email}> now plays seat {seat.seat + 1} instead of {old[0]} <{old[1]}>",
-                self._msgid, now))
+                self._msgid, now, self.mail_domain))
             uow.commit()
             return PlayerInfo(seat.seat, seat.name, seat.email)
 
@@ -474,7 +478,8 @@ class GameService:
             s.add(Event(game_id=game_id, seq=self._last_seq(s, game_id) + 1, actor="moderator", kind=action,
                         text=action, source="cli", data={}, created_at=now))
             info = self._load(s, game)
-            s.add_all(notices.moderator_change(info, f"the moderator set the game to {new}", self._msgid, now))
+            s.add_all(notices.moderator_change(info, f"the moderator set the game to {new}", self._msgid, now,
+                                               self.mail_domain))
             uow.commit()
             return new
 

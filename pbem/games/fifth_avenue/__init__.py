@@ -7,6 +7,7 @@
 """
 
 from .actions import split_commands
+from .guide import decision_notes, owed_this_turn
 from .rules import new_game
 from .state import TERMINAL, State
 
@@ -18,4 +19,4 @@ COMMAND_WORDS = frozenset(
 TITLE = "Fifth Avenue"
 PLAYERS = (2, 3, 4)
 
-__all__ = ["COMMAND_WORDS", "NAME", "PLAYERS", "TERMINAL", "TITLE", "State", "new_game", "split_commands"]
+__all__ = ["COMMAND_WORDS", "NAME", "decision_notes", "owed_this_turn", "PLAYERS", "TERMINAL", "TITLE", "State", "new_game", "split_commands"]

@@ -1,0 +1,238 @@
+"""The mails a game sends: golden files, hidden information, and decisions asked of the right player.
+
+Golden files under tests/data/mails/ hold every mail (subject, text part, HTML
+part) a scenario queues. With PBEM_UPDATE_GOLDEN=1 they are rewritten; review
+the diff before committing it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from markupsafe import escape
+from sqlmodel import Session, select
+
+from pbem.games.fifth_avenue import new_game
+from pbem.games.rng import Rng
+from pbem.render.text import hand_text
+from pbem.services.games import GameService
+from pbem.services.simulate import choose
+from pbem.store.db import make_engine
+from pbem.store.models import OutboxMail
+
+GOLDEN = Path(__file__).parent.parent / "data" / "mails"
+NAMES = [("Ann", "ann@example.org"), ("Bob", "bob@example.org"), ("Cy", "cy@example.org"), ("Dee", "dee@example.org")]
+
+
+def random_commands(players: int, seed: int, limit: int = 5000) -> list[tuple[int, str, list[str]]]:
+    """(seat, command, kinds of events) of a by-kind random game."""
+    state = new_game(players, seed)
+    rng = Rng(seed)
+    played = []
+    while not state.is_terminal() and len(played) < limit:
+        action = choose(state.legal_actions(), rng, "by-kind")
+        seat = state.current_player()
+        events = state.apply_action(seat, action)
+        played.append((seat, str(action), [e["kind"] for e in events]))
+    return played
+
+
+class Table:
+    """A game played through the service, reading what it mails."""
+
+    def __init__(self, engine, players: int, seed: int, **options) -> None:
+        self.service = GameService(engine)
+        self.players = NAMES[:players]
+        self.game = self.service.create_game("fifth-avenue", self.players, seed=seed, options=options)
+        self.seen = 0
+
+    def new_mails(self) -> list[OutboxMail]:
+        with Session(self.service.engine) as s:
+            mails = s.exec(select(OutboxMail).where(OutboxMail.game_id == self.game, OutboxMail.id > self.seen)
+                           .order_by(OutboxMail.id)).all()
+        if mails:
+            self.seen = mails[-1].id
+        return list(mails)
+
+    def submit(self, seat: int, text: str) -> None:
+        self.service.submit(self.game, self.players[seat][1], text)
+
+
+def golden(name: str, mails: list[OutboxMail]) -> None:
+    """Every mail's subject and text; the HTML part in full for the first mail only.
+
+    The HTML part of every mail is the text part, escaped, in a <pre> block: checked here for all.
+    """
+    for m in mails:
+        assert str(escape(m.text_body)) in m.html_body
+        assert "<pre" in m.html_body
+    text = "".join(
+        f"=== to: {m.recipient}\nsubject: {m.subject}\n\n{m.text_body}\n"
+        + (f"--- html part\n{m.html_body}\n" if i == 0 else "")
+        for i, m in enumerate(mails)
+    )
+    path = GOLDEN / name
+    if os.environ.get("PBEM_UPDATE_GOLDEN"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    assert path.exists(), f"{path} is missing: run with PBEM_UPDATE_GOLDEN=1"
+    assert text == path.read_text()
+
+
+@pytest.fixture
+def sqlite_engine(tmp_path: Path, sqlite_template: Path):
+    import shutil
+
+    path = tmp_path / "mails.sqlite3"
+    shutil.copy(sqlite_template, path)
+    engine = make_engine(f"sqlite:///{path}")
+    yield engine
+    engine.dispose()
+
+
+def test_golden_new_game(sqlite_engine) -> None:
+    table = Table(sqlite_engine, 3, seed=0)
+    mails = table.new_mails()
+    assert [m.recipient for m in mails] == [e for _, e in NAMES[:3]]
+    golden("new_game_3p.txt", mails)
+
+
+def _whole_turns(played: list[tuple[int, str, list[str]]]) -> dict[str, tuple[int, int]]:
+    """For each action letter, the first turn (start, end) without auctions in it."""
+    found: dict[str, tuple[int, int]] = {}
+    i = 0
+    while i < len(played):
+        seat, command, _ = played[i]
+        letter = command.split()[0]
+        if letter in ("A", "B", "C", "D"):
+            j = i + 1
+            while j < len(played) and played[j][0] == seat and played[j][1].split()[0] in ("cards", "move"):
+                j += 1
+            kinds = {k for _, _, ks in played[i:j] for k in ks}
+            if letter not in found and "auctions" not in kinds and "game_over" not in kinds and j - i >= 2:
+                found[letter] = (i, j)
+            i = j
+        else:
+            i += 1
+    return found
+
+
+def test_golden_a_turn_of_each_action(sqlite_engine) -> None:
+    played = random_commands(3, 0)
+    turns = _whole_turns(played)
+    assert set(turns) == {"A", "B", "C", "D"}
+    table = Table(sqlite_engine, 3, seed=0)
+    done = 0
+    collected = []
+    for letter in sorted(turns, key=lambda k: turns[k][0]):
+        start, end = turns[letter]
+        for seat, command, _ in played[done:start]:
+            table.submit(seat, command)
+        table.new_mails()
+        seat = played[start][0]
+        table.submit(seat, "\n".join(command for _, command, _ in played[start:end]))  # one mail, one whole turn
+        collected += table.new_mails()
+        done = end
+    golden("turns_of_each_action_3p.txt", collected)
+
+
+def _auction_set(played, want) -> tuple[int, int]:
+    start = None
+    for i, (_, _, kinds) in enumerate(played):
+        if "auctions" in kinds:
+            start, seen = i, set()
+        if start is not None:
+            seen.update(kinds)
+            if "auctions_end" in kinds:
+                if want(seen, played[start:i + 1]):
+                    return start, i + 1
+                start = None
+    raise AssertionError("no such auction set")
+
+
+def test_golden_auction_set_with_building_stop_and_central_park(sqlite_engine) -> None:
+    played = random_commands(3, 0)
+    start, end = _auction_set(played, lambda kinds, _: "building_stop" in kinds)
+    table = Table(sqlite_engine, 3, seed=0)
+    for seat, command, _ in played[:start]:
+        table.submit(seat, command)
+    table.new_mails()
+    mails = []
+    for seat, command, _ in played[start:end]:
+        table.submit(seat, command)
+        mails += table.new_mails()
+    subjects = " | ".join(m.subject for m in mails)
+    assert "bid: Central Park" in subjects and "result:" in subjects and "building stop" in subjects
+    golden("auction_set_3p.txt", mails)
+
+
+def test_golden_robot_auction(sqlite_engine) -> None:
+    played = random_commands(2, 0)
+    start, end = _auction_set(played, lambda kinds, _: "robot_bid" in kinds and "won" in kinds)
+    table = Table(sqlite_engine, 2, seed=0)
+    for seat, command, _ in played[:start]:
+        table.submit(seat, command)
+    table.new_mails()
+    mails = []
+    for seat, command, _ in played[start:end]:
+        table.submit(seat, command)
+        mails += table.new_mails()
+    assert any("the robot drew black" in m.text_body for m in mails)
+    golden("robot_auction_2p.txt", mails)
+
+
+def test_golden_end_of_game(sqlite_engine) -> None:
+    played = random_commands(3, 0)
+    table = Table(sqlite_engine, 3, seed=0)
+    for seat, command, _ in played[:-1]:
+        table.submit(seat, command)
+    table.new_mails()
+    seat, command, _ = played[-1]
+    table.submit(seat, command)
+    mails = table.new_mails()
+    assert len(mails) == 3 and all("result: game over" in m.subject for m in mails)
+    assert all("FINAL SCORING" in m.text_body for m in mails)
+    golden("end_of_game_3p.txt", mails)
+
+
+LISTED = re.compile(r"^Send one of these commands.*?:\n((?:  .+\n)+)", re.M)
+
+
+@pytest.mark.parametrize("players,seed,back_side", [(2, 5, False), (3, 6, True), (4, 7, False)])
+def test_complete_games_by_mail_ask_each_decision_of_the_right_player(database_url: str, players, seed, back_side) -> None:
+    """Play whole games only from what the mails say, checking every mail on the way."""
+    engine = make_engine(database_url)
+    table = Table(engine, players, seed, back_side=back_side)
+    rng = Rng(seed)
+    emails = [e for _, e in table.players]
+    mails = table.new_mails()
+    decisions = 0
+    while True:
+        info = table.service.get(table.game)
+        state = info.state
+        for mail in mails:  # hidden information: only the recipient's own hand, ever
+            seat = emails.index(mail.recipient)
+            assert "HANDS" not in mail.text_body
+            shown = re.findall(r"^Your hand: (.*(?:\n  .*)*)", mail.text_body, re.M)
+            assert len(shown) == 1, mail.subject
+            assert " ".join(shown[0].split()).startswith(hand_text(state.hands[seat], state.board.plot_colors))
+            assert mail.html_body and "<pre" in mail.html_body
+        if info.over:
+            assert all("result: game over" in m.subject for m in mails)
+            break
+        number = f"(decision {state.moves})"
+        asked = [m for m in mails if number in m.subject]
+        assert [m.recipient for m in asked] == [emails[state.current_player()]], number
+        listed = [line.strip() for line in LISTED.search(asked[0].text_body).group(1).splitlines()]
+        legal = set(state.legal_commands())
+        assert listed and set(listed) <= legal
+        command = choose(listed, rng, "uniform")
+        table.submit(emails.index(asked[0].recipient), command)
+        decisions += 1
+        mails = table.new_mails()
+        assert decisions < 3000
+    engine.dispose()
+    assert decisions > 20
