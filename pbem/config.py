@@ -4,13 +4,40 @@ The database URL is taken from, in order: the ``--db`` option, the
 ``PBEM_DATABASE_URL`` environment variable, the config file's
 ``[database] url``, and finally a SQLite file in the user's data directory.
 The config file is ``PBEM_CONFIG`` or ``<user config dir>/pbem/config.toml``.
+
+Mail settings (all optional until the worker runs), each also from the
+environment (``PBEM_IMAP_HOST``, ``PBEM_SMTP_PASSWORD``, ...)::
+
+    [imap]
+    host = "imap.example.org"
+    port = 993
+    security = "ssl"          # ssl, starttls, or plain (loopback only)
+    user = "game@example.org"
+    password_file = "~/.config/pbem/imap-password"
+    mailbox = "INBOX"
+    processed_folder = "pbem/processed"
+    rejected_folder = "pbem/rejected"
+
+    [smtp]
+    host = "smtp.example.org"
+    port = 465
+    security = "ssl"
+    user = "game@example.org"
+    password_file = "~/.config/pbem/smtp-password"
+
+    [game]
+    address = "game@example.org"
+    moderator = "moderator@example.org"
+
+    [worker]
+    poll_interval = 60
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +50,54 @@ class ConfigError(Exception):
     """The configuration cannot be read or is incomplete."""
 
 
+SECURITY = ("ssl", "starttls", "plain")
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """How to reach an IMAP or SMTP server."""
+
+    host: str
+    port: int
+    security: str  # ssl (implicit TLS), starttls, or plain (loopback only)
+    user: str = ""
+    password: str = field(default="", repr=False)
+
+    def problems(self, what: str) -> list[str]:
+        found = []
+        if self.security not in SECURITY:
+            found.append(f"{what}.security must be one of {', '.join(SECURITY)}, not {self.security!r}")
+        if self.security == "plain" and self.host not in LOOPBACK:
+            found.append(f"{what}: plain (unencrypted) connections are only allowed to this machine, not {self.host}")
+        return found
+
+
+@dataclass(frozen=True)
+class MailConfig:
+    imap: ServerConfig
+    smtp: ServerConfig
+    game_address: str
+    mailbox: str = "INBOX"
+    processed_folder: str = "pbem/processed"
+    rejected_folder: str = "pbem/rejected"
+    poll_interval: float = 60.0
+    moderator: str = ""
+
+    def problems(self) -> list[str]:
+        found = self.imap.problems("imap") + self.smtp.problems("smtp")
+        if "@" not in self.game_address:
+            found.append("game.address must be the game's email address (set [game] address or PBEM_GAME_ADDRESS)")
+        return found
+
+
 @dataclass(frozen=True)
 class Config:
     database_url: str
     database_url_from: str  # option, environment, config file, default
     config_file: Path | None
     mail_domain: str = "pbem.invalid"  # the right-hand side of the Message-IDs we choose
+    mail: MailConfig | None = None
 
 
 def default_config_file() -> Path:
@@ -63,9 +132,75 @@ def load_config(db: str | None = None, config_file: Path | None = None) -> Confi
         url, origin = str(database["url"]), f"config file {path}"
     else:
         url, origin = default_database_url(), "default"
+    mail_config = _mail_config(data, path)
+    domain = mail.get("domain") or (mail_config.game_address.split("@", 1)[1] if mail_config else "pbem.invalid")
     return Config(
         database_url=url,
         database_url_from=origin,
         config_file=path if path.exists() else None,
-        mail_domain=str(mail.get("domain", "pbem.invalid")),
+        mail_domain=str(domain),
+        mail=mail_config,
     )
+
+
+def _setting(section: dict[str, Any], key: str, env: str, default: Any = None) -> Any:
+    return os.environ.get(env) or section.get(key, default)
+
+
+def _password(section: dict[str, Any], prefix: str, path: Path) -> str:
+    if os.environ.get(f"{prefix}_PASSWORD"):
+        return os.environ[f"{prefix}_PASSWORD"]
+    secret_file = os.environ.get(f"{prefix}_PASSWORD_FILE") or section.get("password_file")
+    if secret_file:
+        try:
+            return Path(secret_file).expanduser().read_text().strip()
+        except OSError as exc:
+            raise ConfigError(f"cannot read the password file {secret_file}: {exc.strerror}") from exc
+    return str(section.get("password", ""))
+
+
+def _server(data: dict[str, Any], name: str, default_ports: dict[str, int], path: Path) -> ServerConfig | None:
+    section = data.get(name, {})
+    prefix = f"PBEM_{name.upper()}"
+    host = _setting(section, "host", f"{prefix}_HOST")
+    if not host:
+        return None
+    security = str(_setting(section, "security", f"{prefix}_SECURITY", "ssl")).lower()
+    port = _setting(section, "port", f"{prefix}_PORT") or default_ports.get(security, 0)
+    try:
+        port = int(port)
+    except ValueError as exc:
+        raise ConfigError(f"{name}.port must be a number, not {port!r}") from exc
+    return ServerConfig(host=str(host), port=port, security=security,
+                        user=str(_setting(section, "user", f"{prefix}_USER", "")),
+                        password=_password(section, prefix, path))
+
+
+def _mail_config(data: dict[str, Any], path: Path) -> MailConfig | None:
+    imap = _server(data, "imap", {"ssl": 993, "starttls": 143, "plain": 143}, path)
+    smtp = _server(data, "smtp", {"ssl": 465, "starttls": 587, "plain": 25}, path)
+    if imap is None and smtp is None:
+        return None
+    if imap is None or smtp is None:
+        raise ConfigError(f"mail needs both [imap] and [smtp] host settings; {'imap' if imap is None else 'smtp'} is missing")
+    game = data.get("game", {})
+    imap_section = data.get("imap", {})
+    worker = data.get("worker", {})
+    try:
+        poll = float(_setting(worker, "poll_interval", "PBEM_POLL_INTERVAL", 60))
+    except ValueError as exc:
+        raise ConfigError("worker.poll_interval must be a number of seconds") from exc
+    config = MailConfig(
+        imap=imap,
+        smtp=smtp,
+        game_address=str(_setting(game, "address", "PBEM_GAME_ADDRESS", "")).strip().lower(),
+        mailbox=str(_setting(imap_section, "mailbox", "PBEM_IMAP_MAILBOX", "INBOX")),
+        processed_folder=str(imap_section.get("processed_folder", "pbem/processed")),
+        rejected_folder=str(imap_section.get("rejected_folder", "pbem/rejected")),
+        poll_interval=poll,
+        moderator=str(_setting(game, "moderator", "PBEM_MODERATOR", "")).strip().lower(),
+    )
+    problems = config.problems()
+    if problems:
+        raise ConfigError("; ".join(problems))
+    return config

@@ -51,3 +51,63 @@ def test_a_broken_config_file_is_reported(tmp_path: Path) -> None:
     file = write(tmp_path / "bad.toml", "[database\nurl=")
     with pytest.raises(ConfigError, match="cannot read config file"):
         load_config(config_file=file)
+
+
+MAIL = """
+[imap]
+host = "{imap_host}"
+security = "{security}"
+user = "game@example.org"
+password_file = "{secret}"
+[smtp]
+host = "smtp.example.org"
+user = "game@example.org"
+password = "smtp-secret"
+[game]
+address = "Game@Example.org"
+"""
+
+
+def test_mail_settings_with_defaults_and_a_password_file(tmp_path: Path) -> None:
+    secret = write(tmp_path / "imap-password", "s3cret\n")
+    file = write(tmp_path / "c.toml", MAIL.format(imap_host="imap.example.org", security="ssl", secret=secret))
+    mail = load_config(config_file=file).mail
+    assert mail is not None
+    assert (mail.imap.host, mail.imap.port, mail.imap.security, mail.imap.password) == ("imap.example.org", 993, "ssl", "s3cret")
+    assert (mail.smtp.port, mail.smtp.password) == (465, "smtp-secret")
+    assert mail.game_address == "game@example.org" and mail.processed_folder == "pbem/processed"
+    assert load_config(config_file=file).mail_domain == "example.org"
+    assert "s3cret" not in repr(mail)  # passwords stay out of logs
+
+
+def test_environment_overrides_mail_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = write(tmp_path / "pw", "x")
+    file = write(tmp_path / "c.toml", MAIL.format(imap_host="imap.example.org", security="ssl", secret=secret))
+    monkeypatch.setenv("PBEM_IMAP_HOST", "127.0.0.1")
+    monkeypatch.setenv("PBEM_IMAP_SECURITY", "plain")
+    monkeypatch.setenv("PBEM_IMAP_PORT", "10143")
+    monkeypatch.setenv("PBEM_SMTP_PASSWORD", "from-env")
+    mail = load_config(config_file=file).mail
+    assert (mail.imap.host, mail.imap.port, mail.imap.security) == ("127.0.0.1", 10143, "plain")
+    assert mail.smtp.password == "from-env"
+
+
+@pytest.mark.parametrize(
+    "imap_host,security,fragment",
+    [
+        ("imap.example.org", "plain", "only allowed to this machine"),
+        ("imap.example.org", "tls13", "must be one of ssl, starttls, plain"),
+    ],
+)
+def test_unsafe_or_wrong_mail_settings_are_refused(tmp_path: Path, imap_host: str, security: str, fragment: str) -> None:
+    secret = write(tmp_path / "pw", "x")
+    file = write(tmp_path / "c.toml", MAIL.format(imap_host=imap_host, security=security, secret=secret))
+    with pytest.raises(ConfigError, match=fragment):
+        load_config(config_file=file)
+
+
+def test_a_missing_password_file_is_reported(tmp_path: Path) -> None:
+    file = write(tmp_path / "c.toml", MAIL.format(imap_host="imap.example.org", security="ssl",
+                                                 secret=tmp_path / "nope"))
+    with pytest.raises(ConfigError, match="cannot read the password file"):
+        load_config(config_file=file)
