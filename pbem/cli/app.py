@@ -16,6 +16,7 @@ from ..services.simulate import POLICIES, simulate
 from . import db as db_commands
 from . import game as game_commands
 from . import mail as mail_commands
+from . import outbox as outbox_commands
 from .context import AppContext, err, fail, out
 
 app = typer.Typer(
@@ -28,6 +29,7 @@ app = typer.Typer(
 app.add_typer(db_commands.app, name="db")
 app.add_typer(game_commands.app, name="game")
 app.add_typer(mail_commands.app, name="mail")
+app.add_typer(outbox_commands.app, name="outbox")
 _fail = fail
 
 

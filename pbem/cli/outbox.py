@@ -1,0 +1,109 @@
+"""`pbem outbox ...`: the mails pbem has queued and sent. Each command wraps one service call."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any, Optional
+
+import typer
+from rich.table import Table
+
+from ..services.outbox import STATUSES, OutboxEntry, OutboxService
+from .context import app_context, out
+from .game import service_errors
+
+app = typer.Typer(help="The outbox: every mail queued and sent.", no_args_is_help=True)
+
+
+def _echo_json(doc: Any) -> None:
+    typer.echo(json.dumps(doc, indent=2, default=str))
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment else None
+
+
+def _time(moment: datetime | None) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M") if moment else "-"
+
+
+def _summary(e: OutboxEntry) -> dict[str, Any]:
+    return {"id": e.id, "game": e.game_id, "recipient": e.recipient, "subject": e.subject, "status": e.status,
+            "attempts": e.attempts, "created_at": _iso(e.created_at), "next_attempt_at": _iso(e.next_attempt_at),
+            "sent_at": _iso(e.sent_at), "message_id": e.message_id, "last_error": e.last_error}
+
+
+@app.command("list")
+@service_errors
+def outbox_list(
+    ctx: typer.Context,
+    game: Optional[int] = typer.Option(None, "--game", help="Only the mails of this game."),
+    status: Optional[str] = typer.Option(None, "--status", help=f"Only mails with this status: {', '.join(STATUSES)}."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Only the newest N mails (still listed oldest first)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON (without the bodies; see `pbem outbox show`)."),
+) -> None:
+    """List the mails in the outbox, oldest first: recipient, subject, status and attempts.
+
+    Example:
+
+        pbem outbox list --game 3 --status queued
+
+        pbem outbox list --limit 20 --json
+    """
+    entries = OutboxService(app_context(ctx).engine()).list(game_id=game, status=status, limit=limit)
+    if as_json:
+        _echo_json([_summary(e) for e in entries])
+        return
+    table = Table(title="outbox")
+    table.add_column("id", justify="right")
+    table.add_column("game", justify="right")
+    table.add_column("recipient", no_wrap=True)
+    table.add_column("subject")
+    table.add_column("status")
+    table.add_column("attempts", justify="right")
+    table.add_column("created")
+    table.add_column("sent")
+    for e in entries:
+        table.add_row(str(e.id), str(e.game_id) if e.game_id is not None else "-", e.recipient, e.subject, e.status,
+                      str(e.attempts), _time(e.created_at), _time(e.sent_at))
+    out.print(table)
+
+
+@app.command("show")
+@service_errors
+def outbox_show(
+    ctx: typer.Context,
+    mail: int = typer.Argument(..., help="Mail number (the id in `pbem outbox list`)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON, with the headers and both bodies."),
+) -> None:
+    """Show one mail: its headers, subject, recipient and status, then the text part and the HTML part.
+
+    Example:
+
+        pbem outbox show 12
+
+        pbem outbox show 12 --json
+    """
+    e = OutboxService(app_context(ctx).engine()).show(mail)
+    if as_json:
+        _echo_json({**_summary(e), "headers": e.headers, "text_body": e.text_body, "html_body": e.html_body})
+        return
+    for name, value in e.headers.items():
+        typer.echo(f"{name}: {value}")
+    typer.echo(f"Subject: {e.subject}")
+    typer.echo(f"To: {e.recipient}")
+    sent = f", sent {_time(e.sent_at)}" if e.sent_at else f", next attempt {_time(e.next_attempt_at)}"
+    typer.echo(f"Status: {e.status} ({e.attempts} attempt{'' if e.attempts == 1 else 's'}, "
+               f"created {_time(e.created_at)}{sent})")
+    if e.last_error:
+        typer.echo(f"Last error: {e.last_error}")
+    typer.echo("")
+    typer.echo("--- text part ---")
+    typer.echo(e.text_body.rstrip("\n"))
+    typer.echo("")
+    if e.html_body:
+        typer.echo("--- HTML part ---")
+        typer.echo(e.html_body.rstrip("\n"))
+    else:
+        typer.echo("(no HTML part)")
