@@ -15,8 +15,8 @@ environment (``PBEM_IMAP_HOST``, ``PBEM_SMTP_PASSWORD``, ...)::
     user = "game@example.org"
     password_file = "~/.config/pbem/imap-password"
     mailbox = "INBOX"
-    processed_folder = "pbem/processed"
-    rejected_folder = "pbem/rejected"
+    processed_folder = "pbem-processed"
+    rejected_folder = "pbem-rejected"
 
     [smtp]
     host = "smtp.example.org"
@@ -79,8 +79,8 @@ class MailConfig:
     smtp: ServerConfig
     game_address: str
     mailbox: str = "INBOX"
-    processed_folder: str = "pbem/processed"
-    rejected_folder: str = "pbem/rejected"
+    processed_folder: str = "pbem-processed"
+    rejected_folder: str = "pbem-rejected"
     poll_interval: float = 60.0
     moderator: str = ""
 
@@ -195,8 +195,8 @@ def _mail_config(data: dict[str, Any], path: Path) -> MailConfig | None:
         smtp=smtp,
         game_address=str(_setting(game, "address", "PBEM_GAME_ADDRESS", "")).strip().lower(),
         mailbox=str(_setting(imap_section, "mailbox", "PBEM_IMAP_MAILBOX", "INBOX")),
-        processed_folder=str(imap_section.get("processed_folder", "pbem/processed")),
-        rejected_folder=str(imap_section.get("rejected_folder", "pbem/rejected")),
+        processed_folder=str(imap_section.get("processed_folder", "pbem-processed")),
+        rejected_folder=str(imap_section.get("rejected_folder", "pbem-rejected")),
         poll_interval=poll,
         moderator=str(_setting(game, "moderator", "PBEM_MODERATOR", "")).strip().lower(),
     )

@@ -6,6 +6,13 @@ test run creates a database of its own, ``pbem_test_<pid>``, and drops it at
 the end, so runs side by side never share one).
 Under CI=true a PostgreSQL that cannot be reached fails the run; elsewhere
 those tests are skipped with the reason.
+
+Real mail servers: a private Dovecot (IMAP + LMTP on 127.0.0.1, free ports) with
+the users ``game`` (the game mailbox), ``ann``, ``bob``, ``cy`` and ``dee``
+(password ``secret``, addresses ``<user>@example.test``), and an SMTP server in
+front of it that delivers into those mailboxes. Without the ``dovecot`` program
+(Debian: dovecot-imapd, dovecot-lmtpd; ``.ci/run`` installs them) those tests
+fail under CI=true and are skipped elsewhere.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import pytest
 import sqlalchemy as sa
 
 from pbem.store.db import make_engine, upgrade
+from pbem.testing.mailservers import Dovecot, Mailboxes, SmtpToLmtp, dovecot_available
 
 PG_ADMIN_URL = os.environ.get("PBEM_TEST_PG_ADMIN", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 PG_DATABASE = os.environ.get("PBEM_TEST_PG_DATABASE", f"pbem_test_{os.getpid()}")
@@ -85,3 +93,46 @@ def db_engine(database_url: str) -> Iterator[sa.Engine]:
     engine = make_engine(database_url)
     yield engine
     engine.dispose()
+
+
+MAIL_DOMAIN = "example.test"
+MAIL_PASSWORD = "secret"
+MAIL_USERS = ("game", "ann", "bob", "cy", "dee")
+
+
+@pytest.fixture(scope="session")
+def dovecot() -> Iterator[Dovecot]:
+    """A running Dovecot with the game mailbox and four players (see the module doc)."""
+    if not dovecot_available():
+        message = "dovecot is not installed (Debian: apt-get install dovecot-imapd dovecot-lmtpd)"
+        if IN_CI:
+            pytest.fail(f"Dovecot is required in CI: {message}")
+        pytest.skip(message)
+    server = Dovecot(domain=MAIL_DOMAIN)
+    server.start({user: MAIL_PASSWORD for user in MAIL_USERS})
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def smtp_server(dovecot: Dovecot) -> Iterator[SmtpToLmtp]:
+    """SMTP on 127.0.0.1:``smtp_server.port`` delivering into ``dovecot``'s mailboxes."""
+    server = SmtpToLmtp(dovecot.host, dovecot.lmtp_port)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def mailboxes(request: pytest.FixtureRequest, dovecot: Dovecot) -> Iterator[Mailboxes]:
+    """Every user's mailbox empty (INBOX emptied, other folders deleted) before and
+    after the test; when the test also uses ``smtp_server``, it is reset too
+    (listening, not refusing, no recorded messages)."""
+    smtp = request.getfixturevalue("smtp_server") if "smtp_server" in request.fixturenames else None
+    if smtp is not None:
+        smtp.reset()
+    dovecot.empty_mailboxes()
+    yield Mailboxes(dovecot)
+    if smtp is not None:
+        smtp.reset()
+    dovecot.empty_mailboxes()

@@ -17,6 +17,7 @@ from . import db as db_commands
 from . import game as game_commands
 from . import mail as mail_commands
 from . import outbox as outbox_commands
+from . import worker as worker_commands
 from .context import AppContext, err, fail, out
 
 app = typer.Typer(
@@ -30,6 +31,8 @@ app.add_typer(db_commands.app, name="db")
 app.add_typer(game_commands.app, name="game")
 app.add_typer(mail_commands.app, name="mail")
 app.add_typer(outbox_commands.app, name="outbox")
+app.add_typer(worker_commands.config_app, name="config")
+app.command("worker")(worker_commands.worker)
 _fail = fail
 
 

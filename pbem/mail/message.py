@@ -59,3 +59,34 @@ def references(msg: EmailMessage) -> list[str]:
             if mid not in found:
                 found.append(mid)
     return found
+
+
+_ROBOT_SENDERS = re.compile(r"^(mailer-daemon|postmaster|nobody|no-?reply|bounces?)(@|$)|-request@|^owner-", re.I)
+
+
+def automatic_reason(msg: EmailMessage, own_addresses: tuple[str, ...] = ()) -> str | None:
+    """Why this mail must not be answered (RFC 3834 and common practice), or None for a person's mail."""
+    auto = _header(msg, "Auto-Submitted").strip().lower()
+    if auto and auto != "no":
+        return f"Auto-Submitted: {auto}"
+    precedence = _header(msg, "Precedence").strip().lower()
+    if precedence in ("bulk", "junk", "list"):
+        return f"Precedence: {precedence}"
+    for name in ("List-Id", "List-Unsubscribe", "List-Post", "X-Autoreply", "X-Autorespond", "X-Pbem"):
+        if _header(msg, name):
+            return f"{name} header" if name != "X-Pbem" else "our own mail"
+    if _header(msg, "Return-Path").strip() == "<>":
+        return "null return path (a bounce)"
+    try:
+        content_type = msg.get_content_type()
+        report_type = (msg.get_param("report-type") or "") if content_type == "multipart/report" else ""
+    except Exception:
+        content_type, report_type = "", ""
+    if content_type == "multipart/report":
+        return f"multipart/report ({report_type or 'bounce'})"
+    who = sender(msg) or ""
+    if _ROBOT_SENDERS.search(who):
+        return f"sent by {who}"
+    if who and who in own_addresses:
+        return "our own mail"
+    return None

@@ -19,7 +19,7 @@ from sqlmodel import Session, select
 
 from ..games import get_game
 from ..games.errors import CommandError
-from ..store.models import Event, Game, GameStatus, OutboxMail, Seat, Snapshot, utcnow
+from ..store.models import Event, Game, GameStatus, InboundMail, OutboxMail, Seat, Snapshot, utcnow
 from ..store.uow import UnitOfWork
 from . import notices
 
@@ -296,9 +296,13 @@ class GameService:
         return next((found[mid] for mid in message_ids if mid in found), None)
 
     def queue_mail(
-        self, to: str, subject: str, body: str, *, game_id: int | None = None, in_reply_to: str | None = None
-    ) -> str:
-        """Queue one mail (a reply to a player); returns its Message-ID."""
+        self, to: str | None, subject: str, body: str, *, game_id: int | None = None, in_reply_to: str | None = None,
+        inbound: InboundMail | None = None,
+    ) -> str | None:
+        """Queue one mail (a reply to a player), and record the inbound mail it answers, in one transaction.
+
+        Returns the new mail's Message-ID (None when ``to`` is None: only the inbound record is stored).
+        """
         now = self.clock()
         message_id = self._msgid()
         headers = {"Message-ID": message_id, "Auto-Submitted": "auto-replied" if in_reply_to else "auto-generated"}
@@ -308,23 +312,36 @@ class GameService:
             headers["In-Reply-To"] = in_reply_to
             headers["References"] = in_reply_to
         with UnitOfWork(self.engine, write=True) as uow:
-            uow.session.add(OutboxMail(
-                game_id=game_id, recipient=to, subject=subject, headers=headers, text_body=body,
-                next_attempt_at=now, message_id=message_id, created_at=now,
-            ))
+            if to is not None:
+                uow.session.add(OutboxMail(
+                    game_id=game_id, recipient=to, subject=subject, headers=headers, text_body=body,
+                    next_attempt_at=now, message_id=message_id, created_at=now,
+                ))
+            if inbound is not None:
+                uow.session.add(inbound)
             uow.commit()
-        return message_id
+        return message_id if to is not None else None
+
+    def inbound_seen(self, message_id: str) -> bool:
+        with UnitOfWork(self.engine) as uow:
+            return uow.session.exec(select(InboundMail.id).where(InboundMail.message_id == message_id)).first() is not None
+
+    def last_uid(self, mailbox: str, uidvalidity: int) -> int:
+        with UnitOfWork(self.engine) as uow:
+            return uow.session.exec(select(func.max(InboundMail.uid)).where(
+                InboundMail.mailbox == mailbox, InboundMail.uidvalidity == uidvalidity)).one() or 0
 
     # ------------------------------------------------------------------ playing
 
     def submit(
         self, game_id: int, email: str, text: str, *, source: str = "cli", by: str | None = None,
-        dry_run: bool = False, sender_note: list[str] | None = None,
+        dry_run: bool = False, sender_note: list[str] | None = None, inbound: InboundMail | None = None,
     ) -> Submission:
         """Apply every command line of ``text`` for the player ``email``, all or nothing.
 
         ``dry_run`` checks and applies in memory and then rolls back: what would happen, changing nothing.
         ``sender_note`` is added to the mail the sender gets (for example the lines a mail had that were ignored).
+        ``inbound``, the record of the mail the commands came in, is stored in the same transaction.
         """
         lines = split_lines(text)
         if not lines:
@@ -372,6 +389,9 @@ class GameService:
             info.status = game.status
             s.add_all(notices.commands_applied(info, seat, commands, effects, private, self._msgid, now, sender_note,
                                                events=all_events, turn_before=turn_before, domain=self.mail_domain))
+            if inbound is not None:
+                inbound.game_id = game.id
+                s.add(inbound)
             if not dry_run:
                 uow.commit()
             return Submission(game.id, seat, commands, effects, info.last_seq - len(commands) + 1, seq, state.is_terminal())

@@ -19,6 +19,7 @@ from ..games import get_game
 from ..mail.message import decision, game_tag, message_id, references, sender, subject
 from ..mail.text import MailText, extract_text, read_message
 from .games import CommandRejected, GameInfo, GameNotActive, GameNotFound, GameService, PlayerNotInGame, ServiceError
+from ..store.models import InboundMail
 from .notices import subject_tag
 
 INFO_WORDS = ("help", "board", "hand", "legal", "history")
@@ -72,21 +73,38 @@ class MailCommands:
 
     # ------------------------------------------------------------------ the one entry point
 
-    def handle(self, raw: bytes, *, dry_run: bool = False) -> MailReport:
-        """Process one mail; with ``dry_run`` say what would happen and change nothing."""
+    def handle(self, raw: bytes, *, dry_run: bool = False, inbound: InboundMail | None = None) -> MailReport:
+        """Process one mail; with ``dry_run`` say what would happen and change nothing.
+
+        ``inbound`` (the mail worker's record of this mail) is stored in the same transaction as
+        the mail's effects: the game change or the reply.
+        """
         msg = read_message(raw)
         report = MailReport(sender=sender(msg), message_id=message_id(msg), subject=subject(msg), text=extract_text(msg))
+        self._inbound = inbound
+        if inbound is not None:
+            inbound.outcome, inbound.sender = "applied", report.sender or ""
         try:
             self._handle(msg, report, dry_run)
         except ServiceError as exc:  # a refusal the checks above did not foresee still gets a clear reply
             report.outcome = report.outcome or "rejected"
             self._reply(report, [_wrap(f"Your mail could not be processed: {exc.message}")])
         answered = any(r.status == "answered" for r in report.lines)
-        if report.reply_body and report.reply_to and not dry_run and (not report.changed or answered):
-            # An applied mail's confirmation goes out with the new board from the game service;
-            # a separate reply follows only when the player also asked for information.
-            self.games.queue_mail(report.reply_to, report.reply_subject or "", report.reply_body,
-                                  game_id=report.game_id, in_reply_to=report.message_id or None)
+        if dry_run:
+            return report
+        if inbound is not None:
+            inbound.game_id = report.game_id
+            inbound.outcome = report.outcome
+            inbound.reason = "" if report.changed else (report.lines[0].note if report.lines else report.outcome)
+        wants_reply = bool(report.reply_body and report.reply_to) and (not report.changed or answered)
+        if wants_reply or (inbound is not None and not report.changed):
+            # An applied mail's confirmation goes out with the new board from the game service (and the
+            # inbound record was stored with it); a separate reply follows when the player asked for
+            # information, and every other mail stores its record with its reply.
+            self.games.queue_mail(report.reply_to if wants_reply else None, report.reply_subject or "",
+                                  report.reply_body or "", game_id=report.game_id,
+                                  in_reply_to=report.message_id or None,
+                                  inbound=None if report.changed else inbound)
         return report
 
     # ------------------------------------------------------------------ steps
@@ -202,7 +220,7 @@ class MailCommands:
         try:
             done = self.games.submit(info.id, report.sender or "", "\n".join(commands),
                                      source=f"mail:{report.message_id}" if report.message_id else "mail",
-                                     dry_run=dry_run, sender_note=note)
+                                     dry_run=dry_run, sender_note=note, inbound=self._inbound)
         except CommandRejected as exc:
             report.outcome = "stale" if stale else "rejected"
             failing = exc.line_number - 1

@@ -75,7 +75,7 @@ def test_mail_settings_with_defaults_and_a_password_file(tmp_path: Path) -> None
     assert mail is not None
     assert (mail.imap.host, mail.imap.port, mail.imap.security, mail.imap.password) == ("imap.example.org", 993, "ssl", "s3cret")
     assert (mail.smtp.port, mail.smtp.password) == (465, "smtp-secret")
-    assert mail.game_address == "game@example.org" and mail.processed_folder == "pbem/processed"
+    assert mail.game_address == "game@example.org" and mail.processed_folder == "pbem-processed"
     assert load_config(config_file=file).mail_domain == "example.org"
     assert "s3cret" not in repr(mail)  # passwords stay out of logs
 

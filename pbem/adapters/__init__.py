@@ -1,0 +1,1 @@
+"""Adapters: the edges where pbem talks to mail servers."""

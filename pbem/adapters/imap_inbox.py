@@ -1,0 +1,97 @@
+"""The game mailbox over IMAP (imapclient): list, fetch, move.
+
+Mail is read with BODY.PEEK[] (it stays unseen) and moved out of the inbox only
+after its processing has been committed, with MOVE where the server has it and
+COPY + \\Deleted + UID EXPUNGE otherwise.
+"""
+
+from __future__ import annotations
+
+import ssl
+from dataclasses import dataclass
+from types import TracebackType
+
+from imapclient import IMAPClient
+from imapclient.exceptions import IMAPClientError
+from imapclient.util import to_unicode
+
+from ..config import ServerConfig
+
+
+@dataclass
+class MailboxState:
+    name: str
+    uidvalidity: int
+    uids: list[int]
+
+
+class Inbox:
+    def __init__(self, server: ServerConfig, *, timeout: float = 60) -> None:
+        self.server = server
+        self.timeout = timeout
+        self.client: IMAPClient | None = None
+
+    def __enter__(self) -> "Inbox":
+        self.connect()
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    def connect(self) -> IMAPClient:
+        from imapclient import SocketTimeout
+
+        s = self.server
+        context = ssl.create_default_context()
+        client = IMAPClient(s.host, port=s.port, ssl=s.security == "ssl", ssl_context=context,
+                            timeout=SocketTimeout(connect=15, read=self.timeout))
+        if s.security == "starttls":
+            client.starttls(context)
+        client.login(s.user, s.password)
+        self.client = client
+        return client
+
+    def close(self) -> None:
+        if self.client is not None:
+            try:
+                self.client.logout()
+            except (IMAPClientError, OSError):
+                pass
+            self.client = None
+
+    @property
+    def imap(self) -> IMAPClient:
+        assert self.client is not None, "not connected"
+        return self.client
+
+    def ensure_folder(self, name: str) -> None:
+        if not self.imap.folder_exists(name):
+            self.imap.create_folder(name)
+
+    def open(self, mailbox: str) -> MailboxState:
+        info = self.imap.select_folder(mailbox)
+        uids = sorted(int(uid) for uid in self.imap.search(["ALL"]))
+        return MailboxState(mailbox, int(info[b"UIDVALIDITY"]), uids)
+
+    def fetch(self, uid: int) -> bytes | None:
+        data = self.imap.fetch([uid], ["BODY.PEEK[]"])
+        entry = data.get(uid)
+        return bytes(entry[b"BODY[]"]) if entry and b"BODY[]" in entry else None
+
+    def message_id(self, uid: int) -> str:
+        data = self.imap.fetch([uid], ["BODY.PEEK[HEADER.FIELDS (MESSAGE-ID)]"])
+        entry = data.get(uid, {})
+        raw = next((v for k, v in entry.items() if k.startswith(b"BODY[HEADER")), b"")
+        text = to_unicode(raw) if raw else ""
+        return text.partition(":")[2].strip()
+
+    def move(self, uid: int, folder: str) -> None:
+        if self.imap.has_capability("MOVE"):
+            self.imap.move([uid], folder)
+            return
+        self.imap.copy([uid], folder)
+        self.imap.add_flags([uid], [b"\\Deleted"])
+        if self.imap.has_capability("UIDPLUS"):
+            self.imap.uid_expunge([uid])
+        else:
+            self.imap.expunge()

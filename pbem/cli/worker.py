@@ -1,0 +1,118 @@
+"""`pbem worker` and `pbem config check`: the mail side."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from datetime import datetime, timezone
+
+import typer
+from imapclient.exceptions import IMAPClientError
+
+from ..config import MailConfig
+from ..services.worker import MailWorker
+from .context import app_context, fail, out
+
+config_app = typer.Typer(help="The configuration: see whether it works.", no_args_is_help=True)
+
+
+def _mail_config(ctx: typer.Context) -> MailConfig:
+    context = app_context(ctx)
+    if context.config.mail is None:
+        fail("no mail servers configured: set [imap] and [smtp] in the config file or PBEM_IMAP_HOST/PBEM_SMTP_HOST "
+             "(see docs/cli.md)")
+    return context.config.mail  # type: ignore[return-value]
+
+
+def worker(
+    ctx: typer.Context,
+    once: bool = typer.Option(False, "--once", help="Do one pass (read the mailbox, answer, send the outbox) and exit."),
+) -> None:
+    """Read the game mailbox, apply the players' commands, answer, and send the outbox.
+
+    Without --once it runs until stopped (SIGTERM or Ctrl-C finish the current mail first),
+    one pass every poll interval.
+
+    Example:
+
+        pbem worker --once
+
+        pbem worker
+    """
+    context = app_context(ctx)
+    mail = _mail_config(ctx)
+    engine = context.engine()
+
+    def log(line: str) -> None:
+        out.print(f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M:%S} {line}", highlight=False, markup=False)
+
+    runner = MailWorker(engine, mail, log=log, mail_domain=context.config.mail_domain)
+    stop = threading.Event()
+    if not once:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, lambda *_: stop.set())
+    failures = 0
+    while True:
+        try:
+            report = runner.run_once()
+            failures = 0
+            if report.processed or report.sent.sent or report.sent.failed:
+                log(f"pass: {len(report.processed)} mail(s) read, {len(report.sent.sent)} sent, "
+                    f"{len(report.sent.retry)} to retry, {len(report.sent.failed)} failed")
+        except (IMAPClientError, OSError) as exc:
+            if once:
+                fail(f"the mail server failed: {exc}")
+            failures += 1
+            log(f"mail server error ({exc}); retrying")
+        if once or stop.wait(min(mail.poll_interval * (2 ** min(failures, 5)), 900)):
+            return
+
+
+def config_check(ctx: typer.Context) -> None:
+    """Connect to the database, the IMAP server and the SMTP server, and say what works.
+
+    Example:
+
+        pbem config check
+    """
+    import asyncio
+
+    import aiosmtplib
+
+    from ..adapters.imap_inbox import Inbox
+
+    context = app_context(ctx)
+    problems = 0
+    out.print(f"database: {context.config.database_url_from}", highlight=False)
+    context.engine()
+    out.print("  ok: reachable, schema current", highlight=False)
+    mail = _mail_config(ctx)
+    try:
+        with Inbox(mail.imap, timeout=20) as inbox:
+            box = inbox.open(mail.mailbox)
+        out.print(f"imap {mail.imap.host}:{mail.imap.port} ({mail.imap.security})\n  ok: logged in as "
+                  f"{mail.imap.user}, {mail.mailbox} holds {len(box.uids)} mail(s)", highlight=False)
+    except (IMAPClientError, OSError) as exc:
+        problems += 1
+        out.print(f"imap {mail.imap.host}:{mail.imap.port}\n  FAILED: {exc}", highlight=False)
+
+    async def smtp() -> None:
+        client = aiosmtplib.SMTP(hostname=mail.smtp.host, port=mail.smtp.port, use_tls=mail.smtp.security == "ssl",
+                                 start_tls=True if mail.smtp.security == "starttls" else False, timeout=20)
+        await client.connect()
+        if mail.smtp.user:
+            await client.login(mail.smtp.user, mail.smtp.password)
+        await client.quit()
+
+    try:
+        asyncio.run(smtp())
+        out.print(f"smtp {mail.smtp.host}:{mail.smtp.port} ({mail.smtp.security})\n  ok: connected"
+                  + (" and logged in" if mail.smtp.user else ""), highlight=False)
+    except (aiosmtplib.SMTPException, OSError) as exc:
+        problems += 1
+        out.print(f"smtp {mail.smtp.host}:{mail.smtp.port}\n  FAILED: {exc}", highlight=False)
+    if problems:
+        raise typer.Exit(code=1)
+
+
+config_app.command("check")(config_check)

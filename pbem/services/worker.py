@@ -1,0 +1,111 @@
+"""The mail worker: one pass reads the game mailbox, answers it, and sends the outbox.
+
+Each mail is processed in its own transaction (its inbound record, the game
+change and the mails it causes, together) and moved out of the inbox only after
+that commit. A mail whose Message-ID is already recorded was processed before
+(the worker stopped between commit and move, or the mail arrived twice): it is
+moved and not processed again. Automatic mail (bounces, auto-replies, lists,
+our own) is recorded and never answered, so no mail loop can start. A mail the
+code fails on is recorded as an error and set aside for the moderator; the
+pass goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import traceback
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Callable
+
+from sqlalchemy import Engine
+
+from ..adapters.imap_inbox import Inbox
+from ..adapters.outbox_sender import SendReport, send_pending
+from ..config import MailConfig
+from ..mail.message import automatic_reason, message_id, sender
+from ..mail.text import read_message
+from ..store.models import InboundMail, utcnow
+from .games import GameService
+from .mail_commands import MailCommands
+
+KEPT = ("applied", "info")  # outcomes whose mail goes to the processed folder; the rest to rejected
+
+
+@dataclass
+class PassReport:
+    processed: list[tuple[int, str, str]] = field(default_factory=list)  # (uid, sender, outcome)
+    already_done: list[int] = field(default_factory=list)
+    sent: SendReport = field(default_factory=SendReport)
+
+
+class MailWorker:
+    def __init__(
+        self, engine: Engine, mail: MailConfig, *, clock: Callable[[], datetime] = utcnow,
+        log: Callable[[str], None] = lambda line: None, mail_domain: str | None = None,
+    ) -> None:
+        self.engine = engine
+        self.mail = mail
+        self.clock = clock
+        self.log = log
+        self.games = GameService(engine, clock=clock, mail_domain=mail_domain or mail.game_address.split("@")[-1])
+        self.commands = MailCommands(self.games)
+
+    def run_once(self) -> PassReport:
+        report = PassReport()
+        with Inbox(self.mail.imap) as inbox:
+            self.read_inbox(inbox, report)
+        report.sent = self.send_outbox()
+        return report
+
+    def read_inbox(self, inbox: Inbox, report: PassReport) -> None:
+        for folder in (self.mail.processed_folder, self.mail.rejected_folder):
+            inbox.ensure_folder(folder)
+        box = inbox.open(self.mail.mailbox)
+        last = self.games.last_uid(box.name, box.uidvalidity)
+        for uid in box.uids:
+            if uid <= last:
+                # Seen before under this UIDVALIDITY: processed, but the move did not happen.
+                mid = inbox.message_id(uid)
+                if mid and self.games.inbound_seen(mid):
+                    inbox.move(uid, self.mail.processed_folder)
+                    report.already_done.append(uid)
+                    continue
+            raw = inbox.fetch(uid)
+            if raw is None:
+                continue
+            folder, who, outcome = self.process(raw, box.name, box.uidvalidity, uid)
+            if outcome == "already processed":
+                report.already_done.append(uid)
+            else:
+                report.processed.append((uid, who, outcome))
+            inbox.move(uid, folder)
+            self.log(f"mail {uid} from {who or '(no sender)'}: {outcome}")
+
+    def process(self, raw: bytes, mailbox: str, uidvalidity: int, uid: int) -> tuple[str, str, str]:
+        """Process one mail in one transaction; returns (folder, sender, outcome)."""
+        msg = read_message(raw)
+        who = sender(msg) or ""
+        mid = message_id(msg) or f"<pbem-no-id-{uidvalidity}-{uid}@{mailbox}>"
+        if self.games.inbound_seen(mid):
+            return self.mail.processed_folder, who, "already processed"
+        inbound = InboundMail(message_id=mid, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid, sender=who,
+                              received_at=self.clock())
+        reason = automatic_reason(msg, (self.mail.game_address,))
+        if reason:
+            inbound.outcome, inbound.reason = "ignored", reason
+            self.games.queue_mail(None, "", "", inbound=inbound)
+            return self.mail.rejected_folder, who, f"ignored ({reason})"
+        try:
+            result = self.commands.handle(raw, inbound=inbound)
+        except Exception:  # a bug must not stop the worker: record it and set the mail aside for a human
+            inbound.outcome, inbound.reason = "error", traceback.format_exc(limit=5)[-4000:]
+            inbound.game_id = None
+            if not self.games.inbound_seen(mid):  # the failure may have come after the mail's own commit
+                self.games.queue_mail(None, "", "", inbound=inbound)
+            return self.mail.rejected_folder, who, "error (set aside for the moderator)"
+        folder = self.mail.processed_folder if result.outcome in KEPT else self.mail.rejected_folder
+        return folder, who, result.outcome
+
+    def send_outbox(self) -> SendReport:
+        return asyncio.run(send_pending(self.engine, self.mail.smtp, self.mail.game_address, clock=self.clock))

@@ -1,0 +1,178 @@
+"""The mail worker against real servers: Dovecot (IMAP, LMTP) and an SMTP server in front of it.
+
+Scripted players read their own inboxes over IMAP and answer the way a mail
+client does: "Re:" subject, In-Reply-To, the mail they answer quoted below
+their command. The game must end up exactly as the same commands applied
+directly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import subprocess
+import time
+from email.message import EmailMessage
+from email.parser import BytesParser
+from email import policy
+from email.utils import make_msgid
+
+import aiosmtplib
+import pytest
+from sqlmodel import Session, select
+
+from pbem.config import MailConfig, ServerConfig
+from pbem.games.fifth_avenue import new_game
+from pbem.games.rng import Rng
+from pbem.services.games import GameService
+from pbem.services.simulate import choose
+from pbem.services.worker import MailWorker
+from pbem.store.db import make_engine
+from pbem.store.models import InboundMail
+
+GAME = "game@example.test"
+PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test"), ("Cy", "cy@example.test")]
+LISTED = re.compile(r"^Send one of these commands.*?:\n((?:  .+\n)+)", re.M)
+
+
+@pytest.fixture
+def mail_config(dovecot, smtp_server, mailboxes) -> MailConfig:
+    return MailConfig(
+        imap=ServerConfig(dovecot.host, dovecot.imap_port, "plain", "game", "secret"),
+        smtp=ServerConfig("127.0.0.1", smtp_server.port, "plain"),
+        game_address=GAME,
+        poll_interval=1,
+    )
+
+
+def inbox(dovecot, user: str) -> list[EmailMessage]:
+    client = dovecot.imap(user)
+    try:
+        client.select_folder("INBOX")
+        uids = client.search(["ALL"])
+        data = client.fetch(uids, ["BODY.PEEK[]"]) if uids else {}
+        return [BytesParser(policy=policy.default).parsebytes(data[uid][b"BODY[]"]) for uid in sorted(uids)]
+    finally:
+        client.logout()
+
+
+def reply_like_a_client(original: EmailMessage, sender: str, text: str) -> EmailMessage:
+    reply = EmailMessage()
+    reply["From"] = sender
+    reply["To"] = original["Reply-To"] or original["From"]
+    reply["Subject"] = "Re: " + original["Subject"]
+    reply["Message-ID"] = make_msgid(domain="client.example.test")
+    reply["In-Reply-To"] = original["Message-ID"]
+    reply["References"] = f"{original.get('References', '')} {original['Message-ID']}".strip()
+    quoted = "\n".join("> " + line for line in original.get_body(("plain",)).get_content().splitlines())
+    reply.set_content(f"{text}\n\nOn Sun, 22 Nov 2026 at 10:00, Game <{GAME}> wrote:\n{quoted}\n")
+    return reply
+
+
+def send(smtp_server, message: EmailMessage) -> None:
+    asyncio.run(aiosmtplib.send(message, hostname="127.0.0.1", port=smtp_server.port))
+
+
+def wait_for_inbox(dovecot, user: str, count: int, timeout: float = 5) -> list[EmailMessage]:
+    deadline = time.monotonic() + timeout
+    while True:
+        mails = inbox(dovecot, user)
+        if len(mails) >= count or time.monotonic() > deadline:
+            return mails
+        time.sleep(0.05)
+
+
+def test_players_play_by_real_mail(dovecot, smtp_server, mail_config, database_url: str) -> None:
+    engine = make_engine(database_url)
+    games = GameService(engine, mail_domain="example.test")
+    game_id = games.create_game("fifth-avenue", PLAYERS, seed=12)
+    worker = MailWorker(engine, mail_config)
+    assert len(worker.run_once().sent.sent) == 3  # the opening mails
+    rng = Rng(12)
+    played: list[tuple[int, str]] = []
+    for _ in range(24):
+        state = games.get(game_id).state
+        seat = state.current_player()
+        user = PLAYERS[seat][1].split("@")[0]
+        number = f"(decision {state.moves})"
+        request = next(m for m in reversed(wait_for_inbox(dovecot, user, 1)) if number in m["Subject"])
+        text = request.get_body(("plain",)).get_content().replace("\r\n", "\n")
+        listed = [line.strip() for line in LISTED.search(text).group(1).splitlines()]
+        command = choose(listed, rng, "uniform")
+        send(smtp_server, reply_like_a_client(request, PLAYERS[seat][1], command))
+        report = worker.run_once()
+        assert [outcome for _, _, outcome in report.processed] == ["applied"], report.processed
+        played.append((seat, command))
+    reference = new_game(3, 12)
+    for seat, command in played:
+        reference.apply_command(seat, command)
+    assert games.get(game_id).state.to_json() == reference.to_json()
+    history = [h for h in games.history(game_id) if h.kind == "command"]
+    assert all(h.source.startswith("mail:<") for h in history) and len(history) == 24
+    # Every processed mail left the inbox for the processed folder.
+    client = dovecot.imap("game")
+    try:
+        assert client.select_folder("INBOX")[b"EXISTS"] == 0
+        assert client.select_folder("pbem-processed")[b"EXISTS"] == 24
+    finally:
+        client.logout()
+    engine.dispose()
+
+
+def test_refusals_loops_and_duplicates(dovecot, smtp_server, mail_config, database_url: str) -> None:
+    engine = make_engine(database_url)
+    games = GameService(engine, mail_domain="example.test")
+    games.create_game("fifth-avenue", PLAYERS, seed=13)
+    worker = MailWorker(engine, mail_config)
+    worker.run_once()
+    request = wait_for_inbox(dovecot, "ann", 1)[-1]
+
+    bad = reply_like_a_client(request, PLAYERS[0][1], "place CP orange")
+    send(smtp_server, bad)
+    auto = reply_like_a_client(request, PLAYERS[0][1], "A")
+    auto["Auto-Submitted"] = "auto-replied"
+    send(smtp_server, auto)
+    report = worker.run_once()
+    outcomes = sorted(outcome for _, _, outcome in report.processed)
+    assert outcomes == ["ignored (Auto-Submitted: auto-replied)", "rejected"]
+    answers = wait_for_inbox(dovecot, "ann", 2)
+    refusal = answers[-1]
+    assert refusal["In-Reply-To"] == bad["Message-ID"] and refusal["Auto-Submitted"] == "auto-replied"
+    body = " ".join(refusal.get_body(("plain",)).get_content().split())
+    assert "place CP orange" in body and "Central Park is not a district" in body and "Legal now:" in body
+
+    # The same mail delivered twice is processed once.
+    good = reply_like_a_client(request, PLAYERS[0][1], games.legal(1)[1][PLAYERS[0][1]][0])
+    send(smtp_server, good)
+    send(smtp_server, good)
+    report = worker.run_once()
+    assert [o for _, _, o in report.processed] == ["applied"] and len(report.already_done) == 1
+    with Session(engine) as s:
+        rows = s.exec(select(InboundMail.outcome).order_by(InboundMail.id)).all()
+    assert rows == ["rejected", "ignored", "applied"] or sorted(rows) == ["applied", "ignored", "rejected"]
+    assert len([h for h in games.history(1) if h.kind == "command"]) == 1
+    engine.dispose()
+
+
+def test_worker_once_from_the_command_line(dovecot, smtp_server, mailboxes, tmp_path) -> None:
+    url = f"sqlite:///{tmp_path / 'cli.sqlite3'}"
+    env = dict(os.environ, PBEM_DATABASE_URL=url, PBEM_IMAP_HOST="127.0.0.1", PBEM_IMAP_PORT=str(dovecot.imap_port),
+               PBEM_IMAP_SECURITY="plain", PBEM_IMAP_USER="game", PBEM_IMAP_PASSWORD="secret",
+               PBEM_SMTP_HOST="127.0.0.1", PBEM_SMTP_PORT=str(smtp_server.port), PBEM_SMTP_SECURITY="plain",
+               PBEM_GAME_ADDRESS=GAME, PBEM_CONFIG=str(tmp_path / "none.toml"))
+
+    def pbem(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["pbem", *args], capture_output=True, text=True, env=env, timeout=120)
+
+    assert pbem("db", "upgrade").returncode == 0
+    assert pbem("game", "new", "fifth-avenue", "-p", "Ann=ann@example.test", "-p", "Bob=bob@example.test").returncode == 0
+    check = pbem("config", "check")
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "imap 127.0.0.1" in check.stdout and "ok: logged in as game" in check.stdout
+    run = pbem("worker", "--once")
+    assert run.returncode == 0, run.stderr
+    assert len(wait_for_inbox(dovecot, "ann", 1)) == 1 and len(wait_for_inbox(dovecot, "bob", 1)) == 1
+    env["PBEM_IMAP_PASSWORD"] = "wrong"
+    failed = pbem("config", "check")
+    assert failed.returncode == 1 and "FAILED" in failed.stdout

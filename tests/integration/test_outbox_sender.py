@@ -1,0 +1,58 @@
+"""Sending the outbox through a real SMTP server: retries, permanent failures, no row sent twice."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+from sqlmodel import Session, select
+
+from pbem.adapters.outbox_sender import claim, send_pending
+from pbem.config import ServerConfig
+from pbem.services.games import GameService
+from pbem.store.models import OutboxMail, utcnow
+
+PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test")]
+
+
+def statuses(engine) -> list[str]:
+    with Session(engine) as s:
+        return list(s.exec(select(OutboxMail.status).order_by(OutboxMail.id)).all())
+
+
+def test_mails_go_out_and_land_in_the_players_inboxes(db_engine, smtp_server, mailboxes) -> None:
+    GameService(db_engine).create_game("fifth-avenue", PLAYERS, seed=1)
+    smtp = ServerConfig("127.0.0.1", smtp_server.port, "plain")
+    report = asyncio.run(send_pending(db_engine, smtp, "game@example.test"))
+    assert len(report.sent) == 2 and statuses(db_engine) == ["sent", "sent"]
+    ann = mailboxes.wait_for("ann", 1)
+    assert len(ann) == 1
+    assert asyncio.run(send_pending(db_engine, smtp, "game@example.test")).sent == []  # nothing twice
+
+
+def test_a_server_that_is_down_or_busy_delays_mail_and_a_refusal_fails_it(db_engine, smtp_server, mailboxes) -> None:
+    GameService(db_engine).create_game("fifth-avenue", PLAYERS, seed=2)
+    smtp = ServerConfig("127.0.0.1", smtp_server.port, "plain")
+    smtp_server.down()
+    report = asyncio.run(send_pending(db_engine, smtp, "game@example.test"))
+    assert len(report.retry) == 2 and statuses(db_engine) == ["queued", "queued"]
+    smtp_server.up()
+    assert asyncio.run(send_pending(db_engine, smtp, "game@example.test")).sent == []  # backing off
+    later = lambda: utcnow() + timedelta(minutes=5)  # noqa: E731
+    smtp_server.refuse_with(451)
+    assert len(asyncio.run(send_pending(db_engine, smtp, "game@example.test", clock=later)).retry) == 2
+    smtp_server.refuse_with(550)
+    much_later = lambda: utcnow() + timedelta(hours=2)  # noqa: E731
+    report = asyncio.run(send_pending(db_engine, smtp, "game@example.test", clock=much_later))
+    assert len(report.failed) == 2 and statuses(db_engine) == ["failed", "failed"]
+    with Session(db_engine) as s:
+        assert all(m.last_error.startswith("550") and m.attempts == 3 for m in s.exec(select(OutboxMail)).all())
+
+
+def test_a_claim_is_a_lease_that_expires(db_engine) -> None:
+    GameService(db_engine).create_game("fifth-avenue", PLAYERS, seed=3)
+    now = utcnow()
+    first = claim(db_engine, now)
+    assert len(first) == 2 and claim(db_engine, now) == []  # nobody else takes them
+    again = claim(db_engine, now + timedelta(minutes=11))  # the first claimer died: the lease ran out
+    assert [m.id for m in again] == [m.id for m in first] and all(m.attempts == 2 for m in again)
