@@ -8,8 +8,10 @@ COPY + \\Deleted + UID EXPUNGE otherwise.
 from __future__ import annotations
 
 import ssl
+import time
 from dataclasses import dataclass
 from types import TracebackType
+from typing import Callable
 
 from imapclient import IMAPClient
 from imapclient.exceptions import IMAPClientError
@@ -95,3 +97,24 @@ class Inbox:
             self.imap.uid_expunge([uid])
         else:
             self.imap.expunge()
+
+    def wait(self, seconds: float, stop: Callable[[], bool] = lambda: False, chunk: float = 5.0) -> bool:
+        """Wait up to ``seconds`` for news in the selected mailbox; True when something arrived.
+
+        Uses IDLE where the server has it (checked in short chunks so a stop request is seen soon),
+        and plain sleeping otherwise. A dropped connection shows up as an error on the NOOP after.
+        """
+        deadline = time.monotonic() + seconds
+        if not self.imap.has_capability("IDLE"):
+            while time.monotonic() < deadline and not stop():
+                time.sleep(min(chunk, max(0.0, deadline - time.monotonic())))
+            return True
+        arrived = False
+        self.imap.idle()
+        try:
+            while time.monotonic() < deadline and not stop() and not arrived:
+                arrived = bool(self.imap.idle_check(timeout=min(chunk, max(0.1, deadline - time.monotonic()))))
+        finally:
+            self.imap.idle_done()
+        self.imap.noop()
+        return arrived

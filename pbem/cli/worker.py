@@ -47,25 +47,24 @@ def worker(
         out.print(f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M:%S} {line}", highlight=False, markup=False)
 
     runner = MailWorker(engine, mail, log=log, mail_domain=context.config.mail_domain)
-    stop = threading.Event()
-    if not once:
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(signum, lambda *_: stop.set())
-    failures = 0
-    while True:
+    if once:
         try:
             report = runner.run_once()
-            failures = 0
-            if report.processed or report.sent.sent or report.sent.failed:
-                log(f"pass: {len(report.processed)} mail(s) read, {len(report.sent.sent)} sent, "
-                    f"{len(report.sent.retry)} to retry, {len(report.sent.failed)} failed")
         except (IMAPClientError, OSError) as exc:
-            if once:
-                fail(f"the mail server failed: {exc}")
-            failures += 1
-            log(f"mail server error ({exc}); retrying")
-        if once or stop.wait(min(mail.poll_interval * (2 ** min(failures, 5)), 900)):
-            return
+            fail(f"the mail server failed: {exc}")
+        log(f"pass: {len(report.processed)} mail(s) read, {len(report.sent.sent)} sent, "
+            f"{len(report.sent.retry)} to retry, {len(report.sent.failed)} failed")
+        return
+    stop = threading.Event()
+
+    def request_stop(signum: int, _frame: object) -> None:
+        log(f"{signal.Signals(signum).name}: finishing the current mail, then stopping")
+        stop.set()
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, request_stop)
+    runner.run_forever(stop.is_set)
+    log("stopped")
 
 
 def config_check(ctx: typer.Context) -> None:

@@ -13,6 +13,8 @@ pass goes on.
 from __future__ import annotations
 
 import asyncio
+import socket
+import time
 import traceback
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -29,7 +31,10 @@ from ..store.models import InboundMail, utcnow
 from .games import GameService
 from .mail_commands import MailCommands
 
-KEPT = ("applied", "info")  # outcomes whose mail goes to the processed folder; the rest to rejected
+from imapclient.exceptions import IMAPClientError
+
+KEPT = ("applied", "info")
+RECONNECT_ERRORS = (IMAPClientError, OSError, socket.timeout, EOFError)  # outcomes whose mail goes to the processed folder; the rest to rejected
 
 
 @dataclass
@@ -58,12 +63,38 @@ class MailWorker:
         report.sent = self.send_outbox()
         return report
 
-    def read_inbox(self, inbox: Inbox, report: PassReport) -> None:
+    def run_forever(self, stop: Callable[[], bool], *, renew: float = 240.0) -> None:
+        """Serve the mailbox until ``stop()``: IDLE between passes (renewed every few minutes), reconnecting
+        with backoff when the server or the connection fails. The current mail is always finished."""
+        delay = 1.0
+        while not stop():
+            try:
+                with Inbox(self.mail.imap) as inbox:
+                    self.log(f"connected to {self.mail.imap.host}:{self.mail.imap.port}, watching {self.mail.mailbox}")
+                    delay = 1.0
+                    while not stop():
+                        report = PassReport()
+                        self.read_inbox(inbox, report, stop)
+                        report.sent = self.send_outbox()
+                        if report.sent.sent or report.sent.failed:
+                            self.log(f"sent {len(report.sent.sent)} mail(s), {len(report.sent.retry)} to retry, "
+                                     f"{len(report.sent.failed)} failed")
+                        inbox.wait(min(self.mail.poll_interval, renew), stop)
+            except RECONNECT_ERRORS as exc:
+                self.log(f"mail server connection lost ({type(exc).__name__}: {exc}); reconnecting in {delay:.0f} s")
+                end = time.monotonic() + delay
+                while time.monotonic() < end and not stop():
+                    time.sleep(0.2)
+                delay = min(delay * 2, 300.0)
+
+    def read_inbox(self, inbox: Inbox, report: PassReport, stop: Callable[[], bool] = lambda: False) -> None:
         for folder in (self.mail.processed_folder, self.mail.rejected_folder):
             inbox.ensure_folder(folder)
         box = inbox.open(self.mail.mailbox)
         last = self.games.last_uid(box.name, box.uidvalidity)
         for uid in box.uids:
+            if stop():
+                return  # what is left waits for the next start; the current mail was finished
             if uid <= last:
                 # Seen before under this UIDVALIDITY: processed, but the move did not happen.
                 mid = inbox.message_id(uid)

@@ -1,0 +1,65 @@
+"""`pbem worker` running for real: woken by IMAP IDLE, reconnecting when the connection drops, stopping on SIGTERM."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+
+from test_worker_mail import GAME, LISTED, reply_like_a_client, send, wait_for_inbox  # noqa: I001
+
+from pbem.services.games import GameService
+from pbem.store.db import make_engine, upgrade
+
+
+def wait_until(predicate, timeout: float) -> float:
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        if predicate():
+            return time.monotonic() - start
+        time.sleep(0.1)
+    raise AssertionError(f"nothing happened in {timeout} s")
+
+
+def answer(dovecot, smtp_server, games: GameService, email: str) -> None:
+    state = games.get(1).state
+    user = email.split("@")[0]
+    request = next(m for m in reversed(wait_for_inbox(dovecot, user, 1)) if f"(decision {state.moves})" in m["Subject"])
+    text = request.get_body(("plain",)).get_content().replace("\r\n", "\n")
+    command = LISTED.search(text).group(1).splitlines()[0].strip()
+    send(smtp_server, reply_like_a_client(request, email, command))
+
+
+def test_worker_idles_reconnects_and_stops_cleanly(dovecot, smtp_server, mailboxes, tmp_path) -> None:
+    url = f"sqlite:///{tmp_path / 'forever.sqlite3'}"
+    engine = make_engine(url)
+    upgrade(engine)
+    games = GameService(engine, mail_domain="example.test")
+    games.create_game("fifth-avenue", [("Ann", "ann@example.test"), ("Bob", "bob@example.test")], seed=5)
+    env = dict(os.environ, PBEM_DATABASE_URL=url, PBEM_IMAP_HOST="127.0.0.1", PBEM_IMAP_PORT=str(dovecot.imap_port),
+               PBEM_IMAP_SECURITY="plain", PBEM_IMAP_USER="game", PBEM_IMAP_PASSWORD="secret",
+               PBEM_SMTP_HOST="127.0.0.1", PBEM_SMTP_PORT=str(smtp_server.port), PBEM_SMTP_SECURITY="plain",
+               PBEM_GAME_ADDRESS=GAME, PBEM_CONFIG=str(tmp_path / "none.toml"), PBEM_POLL_INTERVAL="60")
+    worker = subprocess.Popen(["pbem", "worker"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        wait_until(lambda: len(wait_for_inbox(dovecot, "ann", 1, timeout=0)) == 1, 15)  # the opening mails
+        # The poll interval is a minute: an answer within seconds means IDLE woke the worker.
+        answer(dovecot, smtp_server, games, "ann@example.test")
+        latency = wait_until(lambda: games.get(1).state.moves == 1, 10)
+        assert latency < 10
+        # Drop the worker's IMAP connection in the middle of IDLE: it must reconnect and go on.
+        kicked = subprocess.run(["doveadm", "-c", str(dovecot.directory / "dovecot.conf"), "kick", "game"],
+                                capture_output=True, text=True, timeout=20)
+        assert kicked.returncode == 0, kicked.stderr
+        time.sleep(0.5)
+        answer(dovecot, smtp_server, games, games.get(1).players[games.get(1).state.current_player()].email)
+        wait_until(lambda: games.get(1).state.moves == 2, 30)
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        output, _ = worker.communicate(timeout=30)
+    assert worker.returncode == 0, output
+    assert "SIGTERM: finishing the current mail" in output and output.rstrip().endswith("stopped")
+    assert "reconnecting" in output
+    assert output.count(": applied") == 2
+    engine.dispose()
