@@ -107,3 +107,21 @@ def outbox_show(
         typer.echo(e.html_body.rstrip("\n"))
     else:
         typer.echo("(no HTML part)")
+
+
+@app.command("retry")
+@service_errors
+def outbox_retry(
+    ctx: typer.Context,
+    mails: Optional[list[int]] = typer.Argument(None, help="Mail numbers to retry (default: every failed mail)."),
+) -> None:
+    """Put failed mails back in the queue; the worker sends them on its next pass.
+
+    Example:
+
+        pbem outbox retry
+
+        pbem outbox retry 12 13
+    """
+    retried = OutboxService(app_context(ctx).engine()).retry(mails or None)
+    typer.echo(f"Queued again: {', '.join(map(str, retried))}." if retried else "No failed mail to retry.")

@@ -295,6 +295,24 @@ class GameService:
         found = {mid: game_id for mid, game_id in rows if game_id is not None}
         return next((found[mid] for mid in message_ids if mid in found), None)
 
+    def recipients_of(self, message_ids: list[str]) -> list[tuple[int | None, str]]:
+        """(game, recipient) of the mails we sent with these Message-IDs."""
+        if not message_ids:
+            return []
+        with UnitOfWork(self.engine) as uow:
+            return list(uow.session.exec(
+                select(OutboxMail.game_id, OutboxMail.recipient).where(OutboxMail.message_id.in_(message_ids))
+            ).all())
+
+    def inbound_count(self, sender: str, since: datetime, outcomes: tuple[str, ...] = ()) -> int:
+        """How many mails from ``sender`` were recorded since ``since`` (with one of ``outcomes``, if given)."""
+        with UnitOfWork(self.engine) as uow:
+            query = select(func.count()).select_from(InboundMail).where(
+                InboundMail.sender == sender, InboundMail.received_at >= since)
+            if outcomes:
+                query = query.where(InboundMail.outcome.in_(outcomes))
+            return uow.session.exec(query).one()
+
     def queue_mail(
         self, to: str | None, subject: str, body: str, *, game_id: int | None = None, in_reply_to: str | None = None,
         inbound: InboundMail | None = None,

@@ -12,6 +12,7 @@ runner. Nothing here raises on a bad mail: every mail ends in a report.
 from __future__ import annotations
 
 import textwrap
+from datetime import timedelta
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -23,6 +24,7 @@ from ..store.models import InboundMail
 from .notices import subject_tag
 
 INFO_WORDS = ("help", "board", "hand", "legal", "history")
+STRANGER_OUTCOMES = ("unknown-game", "not-a-player")
 HISTORY_LINES = 20
 
 
@@ -50,6 +52,7 @@ class MailReport:
     reply_to: str | None = None
     reply_subject: str | None = None
     reply_body: str | None = None
+    reply_suppressed: bool = False  # a stranger already had their one reply today
 
     @property
     def changed(self) -> bool:
@@ -90,12 +93,17 @@ class MailCommands:
             report.outcome = report.outcome or "rejected"
             self._reply(report, [_wrap(f"Your mail could not be processed: {exc.message}")])
         answered = any(r.status == "answered" for r in report.lines)
+        if report.outcome in STRANGER_OUTCOMES and report.reply_to == report.sender and self._stranger_answered(report):
+            report.reply_to = None  # strangers get at most one reply a day: no mail ping-pong with anybody
+            report.reply_suppressed = True
         if dry_run:
             return report
         if inbound is not None:
             inbound.game_id = report.game_id
             inbound.outcome = report.outcome
             inbound.reason = "" if report.changed else (report.lines[0].note if report.lines else report.outcome)
+            if report.reply_suppressed:
+                inbound.reason = "not answered: a stranger gets one reply a day"
         wants_reply = bool(report.reply_body and report.reply_to) and (not report.changed or answered)
         if wants_reply or (inbound is not None and not report.changed):
             # An applied mail's confirmation goes out with the new board from the game service (and the
@@ -106,6 +114,12 @@ class MailCommands:
                                   in_reply_to=report.message_id or None,
                                   inbound=None if report.changed else inbound)
         return report
+
+    def _stranger_answered(self, report: MailReport) -> bool:
+        if report.sender is None or self.games.games_of(report.sender):
+            return False  # players always get their answer
+        since = self.games.clock() - timedelta(days=1)
+        return self.games.inbound_count(report.sender, since, STRANGER_OUTCOMES) > 0
 
     # ------------------------------------------------------------------ steps
 
@@ -129,6 +143,20 @@ class MailCommands:
         try:
             report.seat = next(p.seat for p in info.players if p.email == report.sender)
         except StopIteration:
+            claimed = [to for gid, to in self.games.recipients_of(references(msg))
+                       if gid == game_id and to in {p.email for p in info.players}]
+            if claimed:
+                # An answer to a mail we sent to one seat, from another address: never applied, and the
+                # seat's own address is told (a player writing from a second address learns it too).
+                owner = claimed[0]
+                report.outcome = "impersonation"
+                report.reply_to = owner
+                self._reply(report, [_wrap(
+                    f"A mail answering our mail to you in game {game_id} came from another address, "
+                    f"{report.sender}. It was not applied: only mail from {owner} plays your seat."), "",
+                    _wrap("If that was you, send your commands from this address. If it was not, you may want to "
+                          "tell the moderator.")])
+                return
             report.outcome = "not-a-player"
             self._reply(report, [_wrap(f"You ({report.sender}) do not play in game {game_id}.")] + self._your_games(report))
             return

@@ -1,7 +1,8 @@
-"""The outbox, read only: every mail queued and sent, for the moderator to inspect.
+"""The outbox for the moderator: every mail queued and sent, and retrying failed ones.
 
 Mails are queued by the game service in the same transaction as the change
-they report; this service only looks at them.
+they report and sent by the worker; here they are inspected, and failed mails
+put back in the queue.
 """
 
 from __future__ import annotations
@@ -98,3 +99,23 @@ class OutboxService:
             if mail is None:
                 raise MailNotFound(f"there is no mail {mail_id}")
             return _entry(mail)
+
+    def retry(self, mail_ids: list[int] | None = None, *, now: datetime | None = None) -> list[int]:
+        """Queue failed mails again (the given ones, or every failed mail); returns their numbers."""
+        now = now or datetime.now(timezone.utc)
+        with UnitOfWork(self.engine, write=True) as uow:
+            query = select(OutboxMail).where(OutboxMail.status == OutboxStatus.FAILED)
+            if mail_ids:
+                for mail_id in mail_ids:
+                    mail = uow.session.get(OutboxMail, mail_id)
+                    if mail is None:
+                        raise MailNotFound(f"there is no mail {mail_id}")
+                    if mail.status != OutboxStatus.FAILED:
+                        raise BadRequest(f"mail {mail_id} is {mail.status}, not failed; only failed mails are retried")
+                query = query.where(OutboxMail.id.in_(mail_ids))  # type: ignore[attr-defined]
+            mails = list(uow.session.exec(query).all())
+            for mail in mails:
+                mail.status, mail.next_attempt_at, mail.attempts = OutboxStatus.QUEUED, now, 0
+                uow.session.add(mail)
+            uow.commit()
+            return sorted(m.id for m in mails)

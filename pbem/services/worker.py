@@ -17,7 +17,7 @@ import socket
 import time
 import traceback
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Callable
 
 from sqlalchemy import Engine
@@ -34,6 +34,7 @@ from .mail_commands import MailCommands
 from imapclient.exceptions import IMAPClientError
 
 KEPT = ("applied", "info")
+RATE_LIMIT = 60  # mails per sender and hour; more are recorded and not processed
 RECONNECT_ERRORS = (IMAPClientError, OSError, socket.timeout, EOFError)  # outcomes whose mail goes to the processed folder; the rest to rejected
 
 
@@ -123,6 +124,8 @@ class MailWorker:
         inbound = InboundMail(message_id=mid, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid, sender=who,
                               received_at=self.clock())
         reason = automatic_reason(msg, (self.mail.game_address,))
+        if not reason and who and self.games.inbound_count(who, self.clock() - timedelta(hours=1)) >= RATE_LIMIT:
+            reason = f"rate limit: more than {RATE_LIMIT} mails from {who} in an hour"
         if reason:
             inbound.outcome, inbound.reason = "ignored", reason
             self.games.queue_mail(None, "", "", inbound=inbound)

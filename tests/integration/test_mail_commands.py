@@ -238,3 +238,36 @@ def test_any_mail_ends_in_commands_or_a_clear_reply(database_url: str, raw: byte
                 assert report.reply_body and report.reply_subject
     finally:
         engine.dispose()
+
+
+def test_a_mail_answering_another_seats_mail_is_refused_and_that_seat_told(processor: MailCommands, games: GameService) -> None:
+    with Session(games.engine) as s:
+        ours = s.exec(select(OutboxMail).where(OutboxMail.recipient == ANN)).first()
+    before = game_rows(games.engine)
+    email, command = first_legal(games)
+    report = processor.handle(mail(command, sender="mallory@example.org", in_reply_to=ours.message_id))
+    assert report.outcome == "impersonation" and report.reply_to == ANN and not report.changed
+    assert "mallory@example.org" in report.reply_body and "was not applied" in report.reply_body
+    assert game_rows(games.engine) == before
+    with Session(games.engine) as s:
+        told = s.exec(select(OutboxMail).order_by(OutboxMail.id.desc())).first()
+    assert told.recipient == ANN and "mallory@example.org" in told.text_body
+
+
+def test_strangers_get_one_reply_a_day(processor: MailCommands, games: GameService) -> None:
+    from pbem.store.models import InboundMail
+
+    def stranger_mail(n: int) -> tuple[bytes, InboundMail]:
+        raw = mail("A", sender="eve@example.org", subject="hello")
+        return raw, InboundMail(message_id=f"<s{n}@x>", mailbox="INBOX", received_at=games.clock())
+
+    with Session(games.engine) as s:
+        outbox_before = s.exec(select(func.count()).select_from(OutboxMail)).one()
+    first = processor.handle(*stranger_mail(1)[:1], inbound=stranger_mail(1)[1])
+    second = processor.handle(*stranger_mail(2)[:1], inbound=stranger_mail(2)[1])
+    assert first.outcome == second.outcome == "unknown-game"
+    assert not first.reply_suppressed and second.reply_suppressed
+    with Session(games.engine) as s:
+        assert s.exec(select(func.count()).select_from(OutboxMail)).one() == outbox_before + 1
+        reasons = s.exec(select(InboundMail.reason).order_by(InboundMail.id)).all()
+    assert reasons[-1] == "not answered: a stranger gets one reply a day"

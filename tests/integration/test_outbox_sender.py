@@ -56,3 +56,30 @@ def test_a_claim_is_a_lease_that_expires(db_engine) -> None:
     assert len(first) == 2 and claim(db_engine, now) == []  # nobody else takes them
     again = claim(db_engine, now + timedelta(minutes=11))  # the first claimer died: the lease ran out
     assert [m.id for m in again] == [m.id for m in first] and all(m.attempts == 2 for m in again)
+
+
+def test_failed_mails_can_be_queued_again(db_engine, smtp_server, mailboxes) -> None:
+    from pbem.services.games import BadRequest
+    from pbem.services.outbox import MailNotFound, OutboxService
+
+    GameService(db_engine).create_game("fifth-avenue", PLAYERS, seed=4)
+    smtp = ServerConfig("127.0.0.1", smtp_server.port, "plain")
+    smtp_server.refuse_with(550)
+    assert len(asyncio.run(send_pending(db_engine, smtp, "game@example.test")).failed) == 2
+    smtp_server.refuse_with(None)
+    outbox = OutboxService(db_engine)
+    first, second = [e.id for e in outbox.list()]
+    assert outbox.retry([first]) == [first]
+    assert statuses(db_engine) == ["queued", "failed"]
+    try:
+        outbox.retry([first])
+        raise AssertionError("a queued mail cannot be retried")
+    except BadRequest as exc:
+        assert "not failed" in exc.message
+    try:
+        outbox.retry([999])
+        raise AssertionError("no such mail")
+    except MailNotFound:
+        pass
+    assert outbox.retry() == [second]
+    assert len(asyncio.run(send_pending(db_engine, smtp, "game@example.test")).sent) == 2
