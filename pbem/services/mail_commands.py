@@ -134,10 +134,10 @@ class MailCommands:
                                        "send only your commands, without attachments or the quoted board.")])
             return
         named, raw_lines = self._game_lines(report.text.lines)
-        game_id = self._identify(msg, report, named)
-        if game_id is None:
+        info = self._identify(msg, report, named)
+        if info is None:
             return
-        info = self.games.get(game_id)
+        game_id = info.id
         report.game_id, report.current_decision = game_id, info.state.moves
         report.decision = decision(report.subject, report.text.body)
         try:
@@ -176,7 +176,8 @@ class MailCommands:
             report.outcome = "no-commands"
         else:
             report.outcome = "info"
-        info = self.games.get(game_id) if report.changed and not dry_run else info
+        if asked and report.changed and not dry_run:
+            info = self.games.get(game_id)  # answer questions about the game as it is now
         answers = []
         for word in asked:
             report.lines.append(LineReport(word, "answered"))
@@ -205,27 +206,29 @@ class MailCommands:
                 rest.append(line)
         return named, rest
 
-    def _identify(self, msg: Any, report: MailReport, named: int | None) -> int | None:
-        candidates = [
-            ("game line", named),
-            ("subject", game_tag(report.subject)),
-            ("reply to our mail", self.games.game_of_messages(references(msg))),
-        ]
-        for how, game_id in candidates:
+    def _identify(self, msg: Any, report: MailReport, named: int | None) -> GameInfo | None:
+        """The game the mail is for, loaded; None after replying that it cannot be told."""
+        candidates = (
+            ("game line", lambda: named),
+            ("subject", lambda: game_tag(report.subject)),
+            ("reply to our mail", lambda: self.games.game_of_messages(references(msg))),
+        )
+        for how, find in candidates:  # in this order, looking no further than needed
+            game_id = find()
             if game_id is None:
                 continue
             try:
-                self.games.get(game_id)
+                info = self.games.get(game_id)
             except GameNotFound:
                 report.outcome = "unknown-game"
                 self._reply(report, [_wrap(f"There is no game {game_id}.")] + self._your_games(report))
                 return None
             report.matched_by = how
-            return game_id
+            return info
         active = [g for g in self.games.games_of(report.sender or "") if g[2] in ("active", "paused")]
         if len(active) == 1:
             report.matched_by = "only active game"
-            return active[0][0]
+            return self.games.get(active[0][0])
         report.outcome = "unknown-game"
         why = "You play in several games, and your mail does not say which one." if active else \
             "We could not tell which game your mail is for."
