@@ -55,13 +55,14 @@ class MailWorker:
         self.clock = clock
         self.log = log
         self.games = GameService(engine, clock=clock, mail_domain=mail_domain or mail.game_address.split("@")[-1])
+        self.send_each = True  # send what a mail caused right after it: a player's answer does not wait for a batch
         self.commands = MailCommands(self.games)
 
     def run_once(self) -> PassReport:
         report = PassReport()
         with Inbox(self.mail.imap) as inbox:
             self.read_inbox(inbox, report)
-        report.sent = self.send_outbox()
+        self._merge(report.sent, self.send_outbox())
         return report
 
     def run_forever(self, stop: Callable[[], bool], *, renew: float = 240.0) -> None:
@@ -76,7 +77,7 @@ class MailWorker:
                     while not stop():
                         report = PassReport()
                         self.read_inbox(inbox, report, stop)
-                        report.sent = self.send_outbox()
+                        self._merge(report.sent, self.send_outbox())
                         if report.sent.sent or report.sent.failed:
                             self.log(f"sent {len(report.sent.sent)} mail(s), {len(report.sent.retry)} to retry, "
                                      f"{len(report.sent.failed)} failed")
@@ -113,6 +114,14 @@ class MailWorker:
                 report.processed.append((uid, who, outcome))
             inbox.move(uid, folder)
             self.log(f"mail {uid} from {who or '(no sender)'}: {outcome}")
+            if self.send_each:
+                self._merge(report.sent, self.send_outbox())  # answer this mail before reading the next
+
+    @staticmethod
+    def _merge(total: SendReport, more: SendReport) -> None:
+        total.sent += more.sent
+        total.retry += more.retry
+        total.failed += more.failed
 
     def process(self, raw: bytes, mailbox: str, uidvalidity: int, uid: int) -> tuple[str, str, str]:
         """Process one mail in one transaction; returns (folder, sender, outcome)."""

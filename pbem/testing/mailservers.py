@@ -395,6 +395,7 @@ class ReceivedMail:
     mail_from: str
     rcpt_tos: tuple[str, ...]
     data: bytes
+    accepted_at: float = 0.0  # time.monotonic() when the server answered 250 to DATA
 
 
 class _ForwardingHandler:
@@ -436,7 +437,7 @@ class _ForwardingHandler:
             return f"{code} {message}"
         if failed:
             log.warning("LMTP refused some recipients after DATA (a real MTA would bounce): %s", failed)
-        self.owner.messages.append(ReceivedMail(mail_from, tuple(delivered), bytes(data)))
+        self.owner.messages.append(ReceivedMail(mail_from, tuple(delivered), bytes(data), time.monotonic()))
         return "250 2.0.0 OK: delivered"
 
 
