@@ -14,6 +14,7 @@ from .. import __version__
 from ..games import get_game, names
 from ..services.simulate import POLICIES, simulate
 from . import db as db_commands
+from . import demo as demo_commands
 from . import game as game_commands
 from . import mail as mail_commands
 from . import outbox as outbox_commands
@@ -33,6 +34,7 @@ app.add_typer(mail_commands.app, name="mail")
 app.add_typer(outbox_commands.app, name="outbox")
 app.add_typer(worker_commands.config_app, name="config")
 app.command("worker")(worker_commands.worker)
+app.command("demo")(demo_commands.demo)
 _fail = fail
 
 

@@ -1,0 +1,190 @@
+"""`pbem demo`: a whole game by mail on this machine, with local mail servers and robot players."""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from typing import Any, Optional
+
+import typer
+from imapclient.exceptions import IMAPClientError
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+
+from ..demo import GAME_ADDRESS, Demo, DemoError, DemoSeat
+from ..demo.mailserver import MailServerError
+from ..demo.players import RobotError
+from ..store.db import upgrade
+from .context import app_context, fail, out
+
+MAIL_ERRORS = (IMAPClientError, OSError, RobotError, MailServerError)
+
+
+def _say(line: str = "") -> None:
+    out.print(line, highlight=False, markup=False, soft_wrap=True)
+
+
+def _turns(count: int) -> str:
+    return f"{count} turn" if count == 1 else f"{count} turns"
+
+
+def _shown_url(url: str) -> str:
+    """The database URL as it may be printed: without its password."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url
+
+
+def _mail_client_help(demo: Demo, seat: DemoSeat) -> None:
+    assert demo.mail is not None
+    mail = demo.mail
+    _say(f"You play seat {seat.seat + 1} as {seat.name} <{seat.address}>. Point any mail client at the local servers:")
+    _say(f"  incoming mail (IMAP): server {mail.host}, port {mail.imap_port}, no encryption (no SSL/STARTTLS), "
+         "normal password")
+    _say(f"  outgoing mail (SMTP): server {mail.host}, port {mail.smtp_port}, no encryption, no authentication "
+         "(or the same user name and password)")
+    _say(f"  user name: {seat.address}    password: {seat.password}")
+    _say(f"The game's mails arrive in that inbox; answer them (Reply) with your command on top. The game's address "
+         f"is {GAME_ADDRESS}. The mailboxes live in this process: they are gone when the demo ends.")
+    _say()
+
+
+def demo(
+    ctx: typer.Context,
+    players: int = typer.Option(3, "--players", "-p", help="Number of players, 2 to 4."),
+    seed: int = typer.Option(1, "--seed", "-s", help="Seed of the game and of the robots' choices: the same seed plays the same game."),
+    human: Optional[str] = typer.Option(None, "--human", help="Take the first seat yourself with this address and any mail client.", show_default=False),
+    max_turns: Optional[int] = typer.Option(None, "--max-turns", min=1, help="Stop after this many turns (the game stays in the archive, unfinished).", show_default=False),
+) -> None:
+    """Play a whole game by mail on this machine: local mail servers, robot players, the real worker.
+
+    IMAP (pymap) and SMTP (aiosmtpd) run inside this process on 127.0.0.1: no root, no system packages.
+
+    Each robot reads its own inbox and answers like a mail client; the worker applies the commands and mails everybody.
+
+    One line per turn, then the final board; the game stays in the database (pbem game show N, pbem game export N).
+
+    Ctrl-C stops after the current mail and leaves the game in the archive, unfinished.
+
+    Example:
+
+        pbem demo
+
+        pbem demo --players 4 --seed 7
+
+        pbem demo --players 2 --human me@example.org
+    """
+    context = app_context(ctx)
+    engine = context.engine(check_schema=False)
+    try:
+        upgrade(engine)
+    except SQLAlchemyError as exc:
+        fail(f"cannot prepare the database ({context.config.database_url_from}): {getattr(exc, 'orig', exc)}")
+    try:
+        runner = Demo(engine, players=players, seed=seed, human=human)
+    except DemoError as exc:
+        fail(exc.message)
+    pbem = f"pbem --db {_shown_url(context.db)}" if context.db else "pbem"
+
+    stop = threading.Event()
+    interrupted: list[str] = []
+
+    def request_stop(signum: int, _frame: Any) -> None:
+        interrupted.append(signal.Signals(signum).name)
+        stop.set()
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # a second Ctrl-C stops at once
+
+    previous = {signum: signal.signal(signum, request_stop) for signum in (signal.SIGINT, signal.SIGTERM)}
+    started = time.monotonic()
+    try:
+        try:
+            runner.start()
+            _play(runner, pbem, stop, max_turns, started)
+        except KeyboardInterrupt:  # a second Ctrl-C
+            interrupted.append("SIGINT")
+        except DemoError as exc:
+            fail(exc.message)
+        except MAIL_ERRORS as exc:
+            where = f" (game {runner.game_id} stays in the archive)" if runner.game_id else ""
+            fail(f"the demo's mail failed: {exc}{where}")
+        except SQLAlchemyError as exc:
+            fail(f"the database failed ({context.config.database_url_from}): {getattr(exc, 'orig', exc)}")
+        if interrupted:
+            where = (f"game {runner.game_id} stays in the archive, unfinished: {pbem} game show {runner.game_id}"
+                     if runner.game_id else "no game was created")
+            _say(f"stopped ({interrupted[0]}) after {_turns(runner.turns)}; {where}")
+            raise typer.Exit(code=130)
+    finally:
+        runner.stop()
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _play(runner: Demo, pbem: str, stop: threading.Event, max_turns: int | None, started: float) -> None:
+    assert runner.mail is not None and runner.info is not None
+    names = [s.name for s in runner.seats]
+    robots = [s.name for s in runner.seats if not s.human]
+    _say(f"pbem demo: {runner.info.title}, {runner.players} players ({', '.join(names)}), seed {runner.seed}; "
+         f"game {runner.game_id}")
+    _say(f"mail: IMAP {runner.mail.host}:{runner.mail.imap_port}, SMTP {runner.mail.host}:{runner.mail.smtp_port} "
+         f"(pymap and aiosmtpd in this process); robots: {', '.join(robots) or 'none'}")
+    human = runner.human
+    if human is not None:
+        _mail_client_help(runner, human)
+    else:
+        _say()
+    waiting_said = -1
+    # On the same console as the turn lines (rich prints them above the live line); only on a terminal.
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=out,
+                  transient=True, disable=not out.is_terminal) as progress:
+        task = progress.add_task("starting", total=None)
+        while not stop.is_set():
+            step = runner.step()
+            for line in step.lines:
+                _say(line)
+            for outcome in step.human_outcomes:
+                if outcome not in ("applied", "info") and human is not None:
+                    _say(f"(a mail from {human.name}: {outcome}; the game's answer says why)")
+            if runner.finished:
+                break
+            if max_turns is not None and runner.turns >= max_turns:
+                break
+            if step.paused:
+                progress.update(task, description="the game is paused (pbem game resume), Ctrl-C stops")
+                stop.wait(1.0)
+            elif step.waiting_for is not None:
+                if waiting_said != runner.decision:
+                    waiting_said = runner.decision
+                    _say(f"waiting for {step.waiting_for.name}'s mail (decision {runner.decision}) ...")
+                progress.update(task, description=f"turn {runner.turns + 1}: waiting for {step.waiting_for.name}'s "
+                                                  f"mail (decision {runner.decision}), Ctrl-C stops")
+                stop.wait(1.0)
+            else:
+                progress.update(task, description=f"turn {runner.turns + 1}, decision {runner.decision}, "
+                                                  f"{runner.mails} mails delivered")
+    if stop.is_set():
+        return
+    info = runner.info
+    elapsed = time.monotonic() - started
+    _say()
+    if runner.finished:
+        typer.echo(runner.board().rstrip("\n"))
+        _say()
+        by_name = {p.email: p.name for p in info.players}
+        scores = ", ".join(f"{by_name[email]} {points}" for email, points in info.scores.items())
+        winners = [by_name[email] for email in info.winners]
+        if len(winners) == 1:
+            _say(f"{winners[0]} wins ({scores}).")
+        elif winners:
+            _say(f"{' and '.join(winners)} share the win ({scores}).")
+        else:
+            _say(f"The game ended without a winner ({scores}).")
+        _say(f"{_turns(runner.turns)}, {runner.decision} decisions, {runner.mails} mails in {elapsed:.0f} s.")
+    else:
+        _say(f"stopped after {_turns(runner.turns)} (--max-turns); {runner.decision} decisions, {runner.mails} mails "
+             f"in {elapsed:.0f} s. The game stays unfinished.")
+    _say(f"Game {runner.game_id} is in the archive: {pbem} game show {runner.game_id}   "
+         f"{pbem} game export {runner.game_id}")

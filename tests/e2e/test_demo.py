@@ -1,0 +1,182 @@
+"""`pbem demo`: a whole game by real mail through the demo's own servers (pymap and aiosmtpd on 127.0.0.1).
+
+The full 2-player game of seed 3 takes about 15 s here (122 decisions, 336 mails); each run is capped at
+two minutes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import shutil
+import signal
+import smtplib
+import subprocess
+import sys
+import threading
+import time
+from email import policy
+from email.parser import BytesParser
+from pathlib import Path
+
+import pytest
+from imapclient import IMAPClient
+
+from pbem.demo.players import listed_commands, reply_like_a_client, text_of
+
+PBEM = shutil.which("pbem")
+TURN = re.compile(r"^turn (\d+): (Ann|Bob): \S")
+
+
+def demo_command() -> list[str]:
+    return [PBEM] if PBEM else [sys.executable, "-m", "pbem"]
+
+
+def demo_env(url: str, tmp_path: Path) -> dict[str, str]:
+    return dict(os.environ, PBEM_DATABASE_URL=url, PBEM_CONFIG=str(tmp_path / "none.toml"), COLUMNS="120")
+
+
+@pytest.mark.slow
+def test_demo_plays_a_whole_game_by_mail_and_archives_it(tmp_path: Path, pbem) -> None:
+    url = f"sqlite:///{tmp_path / 'demo.sqlite3'}"  # a fresh file: the demo creates the schema itself
+    started = time.monotonic()
+    proc = subprocess.run([*demo_command(), "demo", "--players", "2", "--seed", "3"], capture_output=True, text=True,
+                          env=demo_env(url, tmp_path), timeout=120)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
+    assert time.monotonic() - started < 120
+    lines = proc.stdout.splitlines()
+    assert any(line.startswith("setup: Ann: place ") for line in lines)
+    turns = [int(m.group(1)) for m in map(TURN.match, lines) if m]
+    assert turns == list(range(1, len(turns) + 1)) and len(turns) >= 10, proc.stdout
+    assert re.search(rf"^{len(turns)} turns, \d+ decisions, \d+ mails in \d+ s\.$", proc.stdout, re.M)
+    assert re.search(r"^(Ann|Bob) wins \(Ann \d+, Bob \d+\)\.$", proc.stdout, re.M), proc.stdout[-2000:]
+    assert "FINAL SCORING" in proc.stdout and "Game 1 is in the archive: pbem game show 1" in proc.stdout
+
+    shown = json.loads(pbem(url, "game", "show", "1", "--json").stdout)
+    assert shown["over"] is True and shown["status"] == "finished" and shown["winner"]
+    history = json.loads(pbem(url, "game", "history", "1", "--json").stdout)
+    commands = [h for h in history if h["kind"] == "command"]
+    assert len(commands) > 50 and all(h["source"].startswith("mail:<") for h in commands)
+    exported = json.loads(pbem(url, "game", "export", "1").stdout)
+    assert exported["final"]["over"] is True and {p["email"] for p in exported["players"]} == {
+        "ann@demo.test", "bob@demo.test"}
+
+
+def test_demo_stops_after_max_turns_and_leaves_the_game_unfinished(tmp_path: Path, pbem) -> None:
+    url = f"sqlite:///{tmp_path / 'demo.sqlite3'}"
+    proc = subprocess.run([*demo_command(), "demo", "--players", "3", "--seed", "2", "--max-turns", "3"],
+                          capture_output=True, text=True, env=demo_env(url, tmp_path), timeout=120)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
+    assert re.findall(r"^turn (\d+): ", proc.stdout, re.M) == ["1", "2", "3"]
+    assert "stopped after 3 turns (--max-turns)" in proc.stdout and "pbem game show 1" in proc.stdout
+    shown = json.loads(pbem(url, "game", "show", "1", "--json").stdout)
+    assert shown["over"] is False and shown["status"] == "active" and len(shown["to_act"]) == 1
+    # The same seed plays the same game: a second demo in the same database repeats it as game 2.
+    again = subprocess.run([*demo_command(), "demo", "--players", "3", "--seed", "2", "--max-turns", "3"],
+                           capture_output=True, text=True, env=demo_env(url, tmp_path), timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert re.findall(r"^(?:setup|turn \d+): .*$", again.stdout, re.M) == re.findall(
+        r"^(?:setup|turn \d+): .*$", proc.stdout, re.M)
+    assert "Game 2 is in the archive" in again.stdout
+
+
+def test_demo_refuses_bad_options_and_a_database_with_real_mail_to_send(tmp_path: Path, pbem, one_line_error) -> None:
+    url = f"sqlite:///{tmp_path / 'demo.sqlite3'}"
+    env = demo_env(url, tmp_path)
+
+    def run_demo(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*demo_command(), "demo", *args], capture_output=True, text=True, env=env, timeout=60)
+
+    one_line_error(run_demo("--players", "5"), "is for 2, 3, 4 players, not 5")
+    one_line_error(run_demo("--human", "not-an-address"), "--human needs an email address")
+    one_line_error(run_demo("--human", "bob@demo.test"), "is taken by the demo itself")
+    # A game played for real has its opening mails queued: the demo's worker would send them, so it refuses.
+    pbem(url, "game", "new", "fifth-avenue", "--player", "Ann=ann@example.org", "--player", "Bob=bob@example.org")
+    one_line_error(run_demo("--players", "2", "--max-turns", "1"), "unsent mail(s) of other games")
+    assert json.loads(pbem(url, "outbox", "list", "--json").stdout)[0]["status"] == "queued"
+
+
+def _reader(stream, lines: queue.Queue[str]) -> None:
+    for line in stream:
+        lines.put(line.rstrip("\n"))
+
+
+def _wait_line(lines: queue.Queue[str], pattern: str, seen: list[str], timeout: float = 30) -> re.Match[str]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            line = lines.get(timeout=0.2)
+        except queue.Empty:
+            continue
+        seen.append(line)
+        found = re.search(pattern, line)
+        if found:
+            return found
+    raise AssertionError(f"no line matching {pattern!r}; output so far:\n" + "\n".join(seen))
+
+
+def _request(imap_port: int, address: str, password: str, newer_than: int, timeout: float = 30):
+    """The newest mail in the person's inbox asking for a decision numbered above ``newer_than``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with IMAPClient("127.0.0.1", port=imap_port, ssl=False, timeout=10) as client:
+            client.login(address, password)
+            client.select_folder("INBOX", readonly=True)
+            uids = client.search(["ALL"])
+            mails = client.fetch(uids, ["BODY.PEEK[]"]) if uids else {}
+        asking = []
+        for uid in sorted(mails):
+            message = BytesParser(policy=policy.default).parsebytes(mails[uid][b"BODY[]"])
+            found = re.search(r"\(decision (\d+)\)", str(message["Subject"]))
+            if found and int(found.group(1)) > newer_than:
+                asking.append((int(found.group(1)), message))
+        if asking:
+            return asking[-1]
+        time.sleep(0.1)
+    raise AssertionError(f"no mail asking {address} for a decision after {newer_than}")
+
+
+def test_a_person_takes_a_seat_with_a_mail_client(tmp_path: Path, pbem) -> None:
+    url = f"sqlite:///{tmp_path / 'demo.sqlite3'}"
+    me = "me@example.org"
+    process = subprocess.Popen([*demo_command(), "demo", "--players", "2", "--seed", "5", "--human", me],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1,
+                               env=demo_env(url, tmp_path))
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=_reader, args=(process.stdout, lines), daemon=True).start()
+    seen: list[str] = []
+    try:
+        imap_port = int(_wait_line(lines, r"incoming mail \(IMAP\): server 127\.0\.0\.1, port (\d+)", seen).group(1))
+        smtp_port = int(_wait_line(lines, r"outgoing mail \(SMTP\): server 127\.0\.0\.1, port (\d+)", seen).group(1))
+        password = _wait_line(lines, rf"user name: {re.escape(me)}\s+password: (\S+)", seen).group(1)
+        _wait_line(lines, r"waiting for Me's mail \(decision 0\)", seen)
+
+        # Like a mail client: read the request over IMAP, answer it over SMTP with a login.
+        decision, request = _request(imap_port, me, password, -1)
+        assert decision == 0
+        command = listed_commands(text_of(request))[0]
+        with smtplib.SMTP("127.0.0.1", smtp_port, timeout=10) as smtp:
+            smtp.login(me, password)
+            smtp.send_message(reply_like_a_client(request, f"Me <{me}>", command))
+        # The robot plays its placements by mail; then the game asks the person again.
+        later, _ = _request(imap_port, me, password, 0)
+        assert later > 1
+        _wait_line(lines, rf"waiting for Me's mail \(decision {later}\)", seen)
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    time.sleep(0.3)
+    while not lines.empty():
+        seen.append(lines.get())
+    assert process.returncode == 130, "\n".join(seen) + process.stderr.read()
+    assert any("stays in the archive, unfinished" in line for line in seen), seen
+    history = json.loads(pbem(url, "game", "history", "1", "--json").stdout)
+    mine = [h for h in history if h["kind"] == "command" and h["actor"] == me]
+    assert [h["data"]["command"] for h in mine] == [command] and mine[0]["source"].startswith("mail:<")
+    assert any(h["kind"] == "command" and h["actor"] == "ann@demo.test" for h in history)
