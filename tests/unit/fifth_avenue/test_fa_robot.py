@@ -262,3 +262,36 @@ def test_robot_never_scores_at_game_end_or_special_scoring():
     assert s.is_terminal()
     assert s.scores == [0, 0]
     assert len(s.result["scores"]) == 2
+
+
+def test_robot_bid_with_too_few_black_cards_stops_early():
+    # docs/rules.md D13: with no face-down and no spent black card left, the robot's bid is what it could draw;
+    # with nothing drawn it bids 0 and drops out, so an auction nobody else bid in is skipped.
+    s = game2()
+    s.black_stack, s.black_spent = [6, 4], []
+    trigger_auctions(s, ["34W"])
+    s.apply_command(0, "bid gray 4")
+    event = robot_event(s.apply_command(1, "pass"))
+    assert event["cards"] == [6, 4] and event["total"] == 10
+    assert top(s)["bids"][str(ROBOT)]["black"] == [1, 0, 1]  # 10 > 4: the robot holds the high bid
+    s.apply_command(0, "pass")
+    assert sorted(s.black_spent) == [4, 6]  # the robot won; its cards are spent
+    s.black_stack, s.black_spent = [], []
+    events = pass_all(s)  # Central Park: nobody bids, the robot draws nothing
+    assert robot_event(events)["cards"] == [] and "no_bids" in kinds(events)
+
+
+def test_robot_builds_only_as_long_as_its_general_supply_lasts():
+    # docs/rules.md D30: the robot builds one skyscraper on each best empty plot, in ring order, while it has any.
+    s = game2()
+    p = ring(s, "42W")
+    put(s, "42W", p[0], businesses=["boutique", "jeweler"])
+    put(s, "42W", p[2], businesses=["boutique"])
+    # p[1] and p[4] tie for the best value (3 VP); only one robot skyscraper is left
+    s.general[ROBOT] = 1
+    s.black_stack = [4, 5, 4] + s.black_stack
+    trigger_auctions(s, ["42W"])
+    pass_all(s)
+    assert s.plots["42W"][p[1]]["owner"] == ROBOT
+    assert s.plots["42W"][p[4]]["owner"] is None
+    assert s.general[ROBOT] == 0

@@ -125,6 +125,41 @@ def test_two_colored_cards_must_differ(game4):
     assert s.hands[RED]["orange"] == before["orange"]
 
 
+def test_empty_colored_stacks_one_card_or_none(game4):
+    # docs/rules.md D8: 000 p.3 asks for two different colors and is silent on empty stacks; with one non-empty
+    # stack the player takes one card, with none the 2nd action is skipped.
+    s = game4
+    for color in COLORS:
+        s.colored_stacks[color] = []
+    s.colored_stacks["gray"] = [5, 4]
+    s.apply_command(RED, "A")
+    assert s.legal_commands() == ["cards gray"]
+    with pytest.raises(IllegalCommandError) as err:
+        s.parse(RED, "cards gray orange")
+    assert "orange stack is empty" in err.value.message
+    gray = list(s.hands[RED]["gray"])
+    s.apply_command(RED, "cards gray")
+    assert s.hands[RED]["gray"][1] == gray[1] + 1 and s.colored_stacks["gray"] == [4]
+    assert _turn(s) == (RED, 3)
+    s.apply_command(RED, "move white 34W")
+    s.colored_stacks["gray"] = []
+    size = hand_size(s, YELLOW)
+    events = s.apply_command(YELLOW, "A")
+    assert "took no colored cards" in events[-1]["text"]
+    assert _turn(s) == (YELLOW, 3) and hand_size(s, YELLOW) == size
+
+
+def test_action_c_with_no_black_card_left_still_moves(game4):
+    # docs/rules.md D13: no black card face down and none spent: C draws nothing, the commissioner still moves.
+    s = game4
+    s.black_stack, s.black_spent = [], []
+    black = list(s.hands[RED]["black"])
+    s.apply_command(RED, "C white 34E")
+    assert s.hands[RED]["black"] == black
+    assert s.commissioners["white"] == "34E"
+    assert _turn(s) == (RED, 2)
+
+
 # --------------------------------------------------------------------------- businesses
 
 
