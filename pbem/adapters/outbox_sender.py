@@ -86,12 +86,21 @@ async def send_pending(
     engine: Engine, smtp: ServerConfig, sender: str, *, clock: Callable[[], datetime] = utcnow,
     limit: int = 50, timeout: float = 30,
 ) -> SendReport:
-    """Send every due mail once; temporary failures are retried later with backoff."""
+    """Send every due mail once, ``limit`` claimed at a time; temporary failures are retried later with backoff."""
     report = SendReport()
-    now = clock()
-    mails = claim(engine, now, limit)
-    if not mails:
-        return report
+    while True:
+        mails = claim(engine, clock(), limit)
+        reachable = await _send_claimed(engine, smtp, sender, mails, report, clock, timeout) if mails else True
+        if len(mails) < limit or not reachable:
+            return report
+
+
+async def _send_claimed(
+    engine: Engine, smtp: ServerConfig, sender: str, mails: list[OutboxMail], report: SendReport,
+    clock: Callable[[], datetime], timeout: float,
+) -> bool:
+    """Send the claimed mails over one connection; False when the server could not be reached (the mails
+    not tried yet wait for the next attempt instead of each waiting for its own connection timeout)."""
     client = aiosmtplib.SMTP(hostname=smtp.host, port=smtp.port, use_tls=smtp.security == "ssl",
                              start_tls=True if smtp.security == "starttls" else False, timeout=timeout)
     connected = False
@@ -114,8 +123,13 @@ async def send_pending(
             except aiosmtplib.SMTPResponseException as exc:
                 _settle(engine, mail, report, clock(), exc.code >= 500, f"{exc.code} {exc.message}")
             except TEMPORARY as exc:
+                error = f"{type(exc).__name__}: {exc}"
+                if not connected:  # the server is down or unreachable: no use trying the others now
+                    for waiting in mails[mails.index(mail):]:
+                        _settle(engine, waiting, report, clock(), False, error)
+                    return False
                 connected = False
-                _settle(engine, mail, report, clock(), False, f"{type(exc).__name__}: {exc}")
+                _settle(engine, mail, report, clock(), False, error)
             else:
                 _finish(engine, mail.id, status=OutboxStatus.SENT, sent_at=clock(), last_error="")
                 report.sent.append(mail.id)
@@ -125,7 +139,7 @@ async def send_pending(
                 await client.quit()
             except aiosmtplib.SMTPException:
                 pass
-    return report
+    return True
 
 
 def _settle(engine: Engine, mail: OutboxMail, report: SendReport, now: datetime, permanent: bool, error: str) -> None:

@@ -83,3 +83,24 @@ def test_failed_mails_can_be_queued_again(db_engine, smtp_server, mailboxes) -> 
         pass
     assert outbox.retry() == [second]
     assert len(asyncio.run(send_pending(db_engine, smtp, "game@example.test")).sent) == 2
+
+
+def test_one_pass_sends_more_than_one_claim(db_engine, smtp_server, mailboxes) -> None:
+    GameService(db_engine).create_game("fifth-avenue", PLAYERS, seed=5)
+    GameService(db_engine).create_game("fifth-avenue", PLAYERS, seed=6)
+    smtp = ServerConfig("127.0.0.1", smtp_server.port, "plain")
+    report = asyncio.run(send_pending(db_engine, smtp, "game@example.test", limit=3))
+    assert len(report.sent) == 4 and statuses(db_engine) == ["sent"] * 4
+
+
+def test_a_server_that_cannot_be_reached_is_tried_once_per_pass(db_engine, smtp_server, mailboxes) -> None:
+    GameService(db_engine).create_game("fifth-avenue", PLAYERS, seed=7)
+    GameService(db_engine).create_game("fifth-avenue", PLAYERS, seed=8)
+    smtp = ServerConfig("127.0.0.1", smtp_server.port, "plain")
+    smtp_server.down()
+    report = asyncio.run(send_pending(db_engine, smtp, "game@example.test", limit=3))
+    # The first connection failed: nothing else was claimed, and the claimed mails wait for their next attempt.
+    assert len(report.retry) == 3 and statuses(db_engine) == ["queued"] * 4
+    with Session(db_engine) as s:
+        attempts = [m.attempts for m in s.exec(select(OutboxMail).order_by(OutboxMail.id)).all()]
+    assert attempts == [1, 1, 1, 0]
