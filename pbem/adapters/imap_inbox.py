@@ -105,6 +105,11 @@ class Inbox:
         and plain sleeping otherwise. A dropped connection shows up as an error on the NOOP after.
         """
         deadline = time.monotonic() + seconds
+        # A server tells an IDLE session only of changes made while it idles (Dovecot: not of mail that came
+        # between the last command and IDLE), so ask first: mail that arrived since the last search ends the wait.
+        _, changes = self.imap.noop()
+        if any(len(change) > 1 and change[1] == b"EXISTS" for change in changes):
+            return True
         if not self.imap.has_capability("IDLE"):
             while time.monotonic() < deadline and not stop():
                 time.sleep(min(chunk, max(0.0, deadline - time.monotonic())))

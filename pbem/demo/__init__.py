@@ -18,7 +18,7 @@ in the archive like any other.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from sqlalchemy import Engine, func
 from sqlmodel import select
@@ -148,23 +148,6 @@ class TurnLog:
 # --------------------------------------------------------------------------- the demo
 
 
-def lift_rate_limit() -> Callable[[], None]:
-    """The worker refuses more than RATE_LIMIT mails an hour from one sender, a guard against people
-    and programs gone wrong. Robots answering every few milliseconds are neither: lift it while the
-    demo runs (only in this process). Returns what puts it back."""
-    from ..services import worker as worker_module
-
-    if not hasattr(worker_module, "RATE_LIMIT"):
-        return lambda: None
-    before = worker_module.RATE_LIMIT
-    worker_module.RATE_LIMIT = 10**9
-
-    def restore() -> None:
-        worker_module.RATE_LIMIT = before
-
-    return restore
-
-
 class Demo:
     def __init__(self, engine: Engine, *, players: int = 3, seed: int = 1, human: str | None = None) -> None:
         module = get_game(KIND)
@@ -181,7 +164,6 @@ class Demo:
         self.info: GameInfo | None = None
         self.log: TurnLog | None = None
         self._tries: dict[int, int] = {}
-        self._restore_rate_limit: Callable[[], None] | None = None
 
     @staticmethod
     def _seats(players: int, human: str | None) -> list[DemoSeat]:
@@ -246,8 +228,9 @@ class Demo:
                 if not seat.human:
                     seat.robot = Robot(self.mail, seat.name, seat.address, (self.seed << 8) ^ (seat.seat + 1) ^ 0xD3E0,
                                        subject_tag=tag)
-            self.worker = MailWorker(self.engine, config, mail_domain=DOMAIN)
-            self._restore_rate_limit = lift_rate_limit()
+            # The rate limit guards against people and programs gone wrong; robots answering every few
+            # milliseconds are neither.
+            self.worker = MailWorker(self.engine, config, mail_domain=DOMAIN, rate_limit=10**9)
         except BaseException:
             self.stop()
             raise
@@ -259,9 +242,6 @@ class Demo:
         if self.mail is not None:
             self.mail.stop()
             self.mail = None
-        restore, self._restore_rate_limit = self._restore_rate_limit, None
-        if restore is not None:
-            restore()
 
     def __enter__(self) -> Demo:
         self.start()

@@ -48,12 +48,13 @@ class PassReport:
 class MailWorker:
     def __init__(
         self, engine: Engine, mail: MailConfig, *, clock: Callable[[], datetime] = utcnow,
-        log: Callable[[str], None] = lambda line: None, mail_domain: str | None = None,
+        log: Callable[[str], None] = lambda line: None, mail_domain: str | None = None, rate_limit: int = RATE_LIMIT,
     ) -> None:
         self.engine = engine
         self.mail = mail
         self.clock = clock
         self.log = log
+        self.rate_limit = rate_limit
         self.games = GameService(engine, clock=clock, mail_domain=mail_domain or mail.game_address.split("@")[-1])
         self.send_each = True  # send what a mail caused right after it: a player's answer does not wait for a batch
         self.commands = MailCommands(self.games)
@@ -81,6 +82,8 @@ class MailWorker:
                         if report.sent.sent or report.sent.failed:
                             self.log(f"sent {len(report.sent.sent)} mail(s), {len(report.sent.retry)} to retry, "
                                      f"{len(report.sent.failed)} failed")
+                        if report.processed:
+                            continue  # mail that came during the pass was announced then, not to the IDLE to come
                         inbox.wait(min(self.mail.poll_interval, renew), stop)
             except RECONNECT_ERRORS as exc:
                 self.log(f"mail server connection lost ({type(exc).__name__}: {exc}); reconnecting in {delay:.0f} s")
@@ -133,8 +136,8 @@ class MailWorker:
         inbound = InboundMail(message_id=mid, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid, sender=who,
                               received_at=self.clock())
         reason = automatic_reason(msg, (self.mail.game_address,))
-        if not reason and who and self.games.inbound_count(who, self.clock() - timedelta(hours=1)) >= RATE_LIMIT:
-            reason = f"rate limit: more than {RATE_LIMIT} mails from {who} in an hour"
+        if not reason and who and self.games.inbound_count(who, self.clock() - timedelta(hours=1)) >= self.rate_limit:
+            reason = f"rate limit: more than {self.rate_limit} mails from {who} in an hour"
         if reason:
             inbound.outcome, inbound.reason = "ignored", reason
             self.games.queue_mail(None, "", "", inbound=inbound)

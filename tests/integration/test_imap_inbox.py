@@ -1,0 +1,46 @@
+"""The game mailbox adapter against a real Dovecot: waiting for mail with IDLE."""
+
+from __future__ import annotations
+
+import time
+from email.message import EmailMessage
+
+from pbem.adapters.imap_inbox import Inbox
+from pbem.config import ServerConfig
+
+
+def _mail(subject: str) -> bytes:
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = "ann@example.test", "game@example.test", subject
+    message.set_content("A\n")
+    return bytes(message)
+
+
+def _inbox(dovecot) -> Inbox:
+    return Inbox(ServerConfig(dovecot.host, dovecot.imap_port, "plain", "game", "secret"))
+
+
+def test_mail_that_came_before_the_wait_ends_it_at_once(dovecot, mailboxes) -> None:
+    # Dovecot tells an IDLE session only of changes made while it idles: mail that arrived between the
+    # worker's last search and its IDLE would wait for the next poll unless the wait asks first.
+    with _inbox(dovecot) as inbox, mailboxes.login("game") as other:
+        assert inbox.open("INBOX").uids == []
+        other.append("INBOX", _mail("before the wait"))
+        started = time.monotonic()
+        assert inbox.wait(20) is True
+        assert time.monotonic() - started < 5
+
+
+def test_mail_during_idle_wakes_the_wait_and_nothing_lets_it_run_out(dovecot, mailboxes) -> None:
+    with _inbox(dovecot) as inbox, mailboxes.login("game") as other:
+        inbox.open("INBOX")
+        started = time.monotonic()
+        assert inbox.wait(1.0) is False and time.monotonic() - started >= 1.0
+        import threading
+
+        timer = threading.Timer(0.5, lambda: other.append("INBOX", _mail("during the wait")))
+        timer.start()
+        started = time.monotonic()
+        assert inbox.wait(30) is True
+        assert time.monotonic() - started < 10
+        timer.join()
