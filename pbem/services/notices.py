@@ -17,7 +17,7 @@ the body. All mails of a game reference one thread root.
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable
 
 from .. import render
@@ -51,6 +51,7 @@ def describe(event: dict[str, Any], info: "GameInfo") -> str:
     robot = getattr(info.state, "robot", None) if info.state is not None else None
     if actor is not None and actor != robot and not text.startswith(("the robot", "player ")):
         text = f"{player_label(info, actor)} {text}"
+    text = with_names(info, text)  # 'player 2 declared a building stop ...' -> 'Bob declared ...'
     if event.get("points") and any(event["points"]):
         text += " (" + ", ".join(
             f"{player_label(info, p)} +{pts}" for p, pts in enumerate(event["points"]) if pts) + ")"
@@ -81,7 +82,13 @@ def subject_tag(info: "GameInfo") -> str:
 
 
 def thread_root(info: "GameInfo", domain: str) -> str:
-    return f"<pbem-game-{info.id}-{info.seed}@{domain}>"
+    """The Message-ID every mail of a game refers to: one thread per game.
+
+    Made of the game's number and creation time, never of its seed: the seed
+    and the engine give every hand and every stack, so no player may see it.
+    """
+    created = info.created_at.astimezone(timezone.utc).strftime("%Y%m%d%H%M%S")
+    return f"<pbem-game-{info.id}-{created}@{domain}>"
 
 
 def sample_commands(legal: list[str], limit: int = MAX_LISTED) -> list[str]:

@@ -166,6 +166,8 @@ def test_golden_auction_set_with_building_stop_and_central_park(sqlite_engine) -
         mails += table.new_mails()
     subjects = " | ".join(m.subject for m in mails)
     assert "bid: Central Park" in subjects and "result:" in subjects and "building stop" in subjects
+    assert not re.search(r"\bplayer \d", subjects)  # people by name: "Bob declared a building stop ..."
+    assert not any(re.search(r"^- player \d", m.text_body, re.M) for m in mails)
     golden("auction_set_3p.txt", mails)
 
 
@@ -220,12 +222,20 @@ def test_complete_games_by_mail_ask_each_decision_of_the_right_player(database_u
             assert len(shown) == 1, mail.subject
             assert " ".join(shown[0].split()).startswith(hand_text(state.hands[seat], state.board.plot_colors))
             assert mail.html_body and "<pre" in mail.html_body
+            # every line fits 72 columns, and the HTML part is the text part (and the subject) in tags
+            assert max(len(line) for line in mail.text_body.splitlines()) <= 72, mail.subject
+            rest = mail.html_body.replace(str(escape(mail.text_body)), "").replace(str(escape(mail.subject)), "")
+            assert not re.sub(r"<[^>]*>", "", rest).strip(), mail.subject
+            # people by name in the subject and in what happened
+            assert not re.search(r"\bplayer \d", mail.subject), mail.subject
+            assert not re.search(r"^- player \d", mail.text_body, re.M), mail.subject
         if info.over:
             assert all("result: game over" in m.subject for m in mails)
             break
         number = f"(decision {state.moves})"
         asked = [m for m in mails if number in m.subject]
         assert [m.recipient for m in asked] == [emails[state.current_player()]], number
+        assert not [m.subject for m in mails if "(decision" in m.subject and m not in asked]  # asked once, no more
         listed = [line.strip() for line in LISTED.search(asked[0].text_body).group(1).splitlines()]
         legal = set(state.legal_commands())
         assert listed and set(listed) <= legal
@@ -236,3 +246,66 @@ def test_complete_games_by_mail_ask_each_decision_of_the_right_player(database_u
         assert decisions < 3000
     engine.dispose()
     assert decisions > 20
+
+
+def test_one_thread_per_game_whose_root_does_not_reveal_the_seed(database_url: str) -> None:
+    """The seed and the engine give every hand and every stack: no header or body may carry it."""
+    engine = make_engine(database_url)
+    seed = 3797987116
+    table = Table(engine, 3, seed)
+    other = Table(engine, 3, seed + 1)
+    played = random_commands(3, seed, limit=12)
+    for seat, command, _ in played:
+        table.submit(seat, command)
+    mails = table.new_mails()
+    roots = {m.headers["References"] for m in mails}
+    assert len(mails) > 12 and len(roots) == 1
+    assert all(m.headers["In-Reply-To"] == m.headers["References"] != m.message_id for m in mails)
+    assert {m.headers["References"] for m in other.new_mails()}.isdisjoint(roots)  # another game, another thread
+    for m in mails:
+        assert str(seed) not in " ".join([*m.headers.values(), m.subject, m.text_body, m.html_body or ""])
+    engine.dispose()
+
+
+def _replay_until(table: Table, played, stop: int) -> None:
+    for seat, command, _ in played[:stop]:
+        table.submit(seat, command)
+    table.new_mails()
+
+
+def test_a_build_with_one_choice_is_applied_without_asking(sqlite_engine) -> None:
+    seed, step = next(
+        (seed, i) for seed in range(20) for i, (_, command, kinds) in enumerate(random_commands(3, seed))
+        if command.split()[0] in ("bid", "pass") and "won" in kinds and {"built", "building_stop"} & set(kinds)
+    )
+    played = random_commands(3, seed)
+    table = Table(sqlite_engine, 3, seed)
+    _replay_until(table, played, step)
+    seat, command, _ = played[step]
+    table.submit(seat, command)
+    mails = table.new_mails()
+    assert len(mails) == 3  # the win and what was built are news for everybody
+    assert not any("you won" in m.subject for m in mails)  # nobody is asked to choose the only choice
+    assert all(re.search(r"^- \w+ (built \d|declared a building stop)", m.text_body, re.M) for m in mails)
+
+
+def test_after_the_auctions_the_interrupted_player_gets_their_turn_back(sqlite_engine) -> None:
+    """Action C moving a commissioner from Central Park to City Hall stops the turn before its cards."""
+    seed, start = next(
+        (seed, i) for seed in range(20) for i, (_, command, kinds) in enumerate(random_commands(3, seed))
+        if command.startswith("C ") and "auctions" in kinds
+    )
+    played = random_commands(3, seed)
+    end = next(j for j in range(start, len(played)) if "auctions_end" in played[j][2])
+    trigger = played[start][0]
+    table = Table(sqlite_engine, 3, seed)
+    _replay_until(table, played, end)
+    seat, command, _ = played[end]
+    table.submit(seat, command)
+    mails = table.new_mails()
+    email = table.players[trigger][1]
+    back = [m for m in mails if m.recipient == email]
+    assert len(mails) == 3 and len(back) == 1
+    assert "your turn (decision" in back[0].subject
+    assert "Still to do this turn: take two colored cards" in " ".join(back[0].text_body.split())
+    assert all("the auctions are over" in m.text_body for m in mails)
