@@ -340,9 +340,11 @@ class GameService:
             uow.commit()
         return message_id if to is not None else None
 
-    def inbound_seen(self, message_id: str) -> bool:
+    def inbound_outcome(self, message_id: str) -> str | None:
+        """What became of the mail with this Message-ID (applied, rejected, ignored, ...); None if never seen."""
         with UnitOfWork(self.engine) as uow:
-            return uow.session.exec(select(InboundMail.id).where(InboundMail.message_id == message_id)).first() is not None
+            return uow.session.exec(
+                select(InboundMail.outcome).where(InboundMail.message_id == message_id)).first()
 
     def last_uid(self, mailbox: str, uidvalidity: int) -> int:
         with UnitOfWork(self.engine) as uow:

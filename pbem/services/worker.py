@@ -22,6 +22,7 @@ from typing import Callable
 
 from sqlalchemy import Engine
 
+from .. import crashpoints
 from ..adapters.imap_inbox import Inbox
 from ..adapters.outbox_sender import SendReport, send_pending
 from ..config import MailConfig
@@ -33,9 +34,9 @@ from .mail_commands import MailCommands
 
 from imapclient.exceptions import IMAPClientError
 
-KEPT = ("applied", "info")
+KEPT = ("applied", "info")  # outcomes whose mail goes to the processed folder; the rest to rejected
 RATE_LIMIT = 60  # mails per sender and hour; more are recorded and not processed
-RECONNECT_ERRORS = (IMAPClientError, OSError, socket.timeout, EOFError)  # outcomes whose mail goes to the processed folder; the rest to rejected
+RECONNECT_ERRORS = (IMAPClientError, OSError, socket.timeout, EOFError)
 
 
 @dataclass
@@ -103,19 +104,23 @@ class MailWorker:
             if uid <= last:
                 # Seen before under this UIDVALIDITY: processed, but the move did not happen.
                 mid = inbox.message_id(uid)
-                if mid and self.games.inbound_seen(mid):
-                    inbox.move(uid, self.mail.processed_folder)
+                recorded = self.games.inbound_outcome(mid) if mid else None
+                if recorded is not None:
+                    inbox.move(uid, self.folder_for(recorded))
                     report.already_done.append(uid)
                     continue
             raw = inbox.fetch(uid)
             if raw is None:
                 continue
+            crashpoints.reached("mail fetched")
             folder, who, outcome = self.process(raw, box.name, box.uidvalidity, uid)
+            crashpoints.reached("mail committed, not moved")
             if outcome == "already processed":
                 report.already_done.append(uid)
             else:
                 report.processed.append((uid, who, outcome))
             inbox.move(uid, folder)
+            crashpoints.reached("mail moved")
             self.log(f"mail {uid} from {who or '(no sender)'}: {outcome}")
             if self.send_each:
                 self._merge(report.sent, self.send_outbox())  # answer this mail before reading the next
@@ -131,8 +136,9 @@ class MailWorker:
         msg = read_message(raw)
         who = sender(msg) or ""
         mid = message_id(msg) or f"<pbem-no-id-{uidvalidity}-{uid}@{mailbox}>"
-        if self.games.inbound_seen(mid):
-            return self.mail.processed_folder, who, "already processed"
+        recorded = self.games.inbound_outcome(mid)
+        if recorded is not None:  # a second copy, or the worker stopped between the commit and the move
+            return self.folder_for(recorded), who, "already processed"
         inbound = InboundMail(message_id=mid, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid, sender=who,
                               received_at=self.clock())
         reason = automatic_reason(msg, (self.mail.game_address,))
@@ -147,11 +153,15 @@ class MailWorker:
         except Exception:  # a bug must not stop the worker: record it and set the mail aside for a human
             inbound.outcome, inbound.reason = "error", traceback.format_exc(limit=5)[-4000:]
             inbound.game_id = None
-            if not self.games.inbound_seen(mid):  # the failure may have come after the mail's own commit
+            if self.games.inbound_outcome(mid) is None:  # the failure may have come after the mail's own commit
                 self.games.queue_mail(None, "", "", inbound=inbound)
             return self.mail.rejected_folder, who, "error (set aside for the moderator)"
-        folder = self.mail.processed_folder if result.outcome in KEPT else self.mail.rejected_folder
-        return folder, who, result.outcome
+        return self.folder_for(result.outcome), who, result.outcome
+
+    def folder_for(self, outcome: str) -> str:
+        """Where a mail goes once its outcome is committed: answered mail to the processed folder, the rest
+        (refused, ignored, set aside) to the rejected one."""
+        return self.mail.processed_folder if outcome in KEPT else self.mail.rejected_folder
 
     def send_outbox(self) -> SendReport:
         return asyncio.run(send_pending(self.engine, self.mail.smtp, self.mail.game_address, clock=self.clock))
