@@ -21,6 +21,7 @@ from typing import Callable
 import aiosmtplib
 from sqlalchemy import Engine, and_, or_, select, update
 
+from .. import crashpoints
 from ..config import ServerConfig
 from ..store.models import OutboxMail, OutboxStatus, utcnow
 
@@ -90,6 +91,8 @@ async def send_pending(
     report = SendReport()
     while True:
         mails = claim(engine, clock(), limit)
+        if mails:
+            crashpoints.reached("outbox claimed")
         reachable = await _send_claimed(engine, smtp, sender, mails, report, clock, timeout) if mails else True
         if len(mails) < limit or not reachable:
             return report
@@ -131,7 +134,9 @@ async def _send_claimed(
                 connected = False
                 _settle(engine, mail, report, clock(), False, error)
             else:
+                crashpoints.reached("mail accepted by SMTP, not marked sent")  # the one window for a double send
                 _finish(engine, mail.id, status=OutboxStatus.SENT, sent_at=clock(), last_error="")
+                crashpoints.reached("mail marked sent")
                 report.sent.append(mail.id)
     finally:
         if connected:

@@ -7,6 +7,8 @@ from types import TracebackType
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
+from .. import crashpoints
+
 from .models import Game
 
 
@@ -30,6 +32,8 @@ class UnitOfWork:
         self.session.close()
 
     def commit(self) -> None:
+        self.session.flush()
+        crashpoints.reached("transaction written, not committed")
         self.session.commit()
 
     def lock_game(self, game_id: int) -> Game | None:

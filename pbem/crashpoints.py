@@ -1,0 +1,37 @@
+"""Named places where a test may kill this process, to show that a crash loses and doubles nothing.
+
+The mail worker marks the moments between its steps (a mail fetched, a
+transaction about to commit, committed, the mail moved, the outbox claimed, a
+mail accepted by the SMTP server, marked sent) with ``reached("name")``. In
+normal runs that is a check of one global and nothing else. A test arms it
+through the environment of the process it starts:
+
+    PBEM_CRASH_AT=7          the 7th point reached kills the process with SIGKILL
+    PBEM_CRASH_LOG=FILE      every point reached is appended to FILE, one name a line
+
+SIGKILL, not an exception: no ``finally``, no rollback, no flush, exactly what
+the power failing or the OOM killer does.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+_crash_at = int(os.environ.get("PBEM_CRASH_AT", "0") or 0)
+_log_path = os.environ.get("PBEM_CRASH_LOG") or None
+_armed = bool(_crash_at or _log_path)
+_count = 0
+
+
+def reached(name: str) -> None:
+    """The worker is at ``name``; die here when a test asked for this point."""
+    if not _armed:
+        return
+    global _count
+    _count += 1
+    if _log_path is not None:
+        with open(_log_path, "a", encoding="utf-8") as log:
+            log.write(f"{name}\n")
+    if _count == _crash_at:
+        os.kill(os.getpid(), signal.SIGKILL)
