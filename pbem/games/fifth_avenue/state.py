@@ -105,9 +105,11 @@ class State:
 
     # ------------------------------------------------------------------ serial form
     def to_json(self) -> str:
+        # Keys stay in the state's own order, not sorted: the order of a dict is part of how the state behaves
+        # (the rules walk plots, hands and bids in it), so a state read back must hold it exactly.
         data = {name: getattr(self, name) for name in _FIELDS}
         data["game"] = GAME
-        return json.dumps(data, sort_keys=True, separators=(",", ":"))
+        return json.dumps(data, separators=(",", ":"))
 
     def to_dict(self) -> dict[str, Any]:
         # Through JSON: a deep copy that shares nothing with the live state, and fast.
