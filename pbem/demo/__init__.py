@@ -228,9 +228,7 @@ class Demo:
                 if not seat.human:
                     seat.robot = Robot(self.mail, seat.name, seat.address, (self.seed << 8) ^ (seat.seat + 1) ^ 0xD3E0,
                                        subject_tag=tag)
-            # The rate limit guards against people and programs gone wrong; robots answering every few
-            # milliseconds are neither.
-            self.worker = MailWorker(self.engine, config, mail_domain=DOMAIN, rate_limit=10**9)
+            self.worker = MailWorker(self.engine, config, mail_domain=DOMAIN)
         except BaseException:
             self.stop()
             raise

@@ -304,13 +304,18 @@ class GameService:
                 select(OutboxMail.game_id, OutboxMail.recipient).where(OutboxMail.message_id.in_(message_ids))
             ).all())
 
-    def inbound_count(self, sender: str, since: datetime, outcomes: tuple[str, ...] = ()) -> int:
-        """How many mails from ``sender`` were recorded since ``since`` (with one of ``outcomes``, if given)."""
+    def inbound_count(
+        self, sender: str, since: datetime, outcomes: tuple[str, ...] = (), *, excluding: tuple[str, ...] = (),
+    ) -> int:
+        """How many mails from ``sender`` were recorded since ``since`` (with one of ``outcomes``, if given;
+        without those ``excluding``)."""
         with UnitOfWork(self.engine) as uow:
             query = select(func.count()).select_from(InboundMail).where(
                 InboundMail.sender == sender, InboundMail.received_at >= since)
             if outcomes:
                 query = query.where(InboundMail.outcome.in_(outcomes))
+            if excluding:
+                query = query.where(InboundMail.outcome.not_in(excluding))
             return uow.session.exec(query).one()
 
     def queue_mail(

@@ -35,7 +35,7 @@ from .mail_commands import MailCommands
 from imapclient.exceptions import IMAPClientError
 
 KEPT = ("applied", "info")  # outcomes whose mail goes to the processed folder; the rest to rejected
-RATE_LIMIT = 60  # mails per sender and hour; more are recorded and not processed
+RATE_LIMIT = 60  # mails per sender and hour that applied nothing; more are recorded and not processed
 RECONNECT_ERRORS = (IMAPClientError, OSError, socket.timeout, EOFError)
 
 
@@ -142,8 +142,11 @@ class MailWorker:
         inbound = InboundMail(message_id=mid, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid, sender=who,
                               received_at=self.clock())
         reason = automatic_reason(msg, (self.mail.game_address,))
-        if not reason and who and self.games.inbound_count(who, self.clock() - timedelta(hours=1)) >= self.rate_limit:
-            reason = f"rate limit: more than {self.rate_limit} mails from {who} in an hour"
+        # Only mails that applied nothing count: a lively auction is many mails, while a loop or abuse repeats
+        # without changing anything.
+        if not reason and who and self.games.inbound_count(
+                who, self.clock() - timedelta(hours=1), excluding=("applied",)) >= self.rate_limit:
+            reason = f"rate limit: more than {self.rate_limit} mails from {who} in an hour that applied nothing"
         if reason:
             inbound.outcome, inbound.reason = "ignored", reason
             self.games.queue_mail(None, "", "", inbound=inbound)

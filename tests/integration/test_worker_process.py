@@ -1,0 +1,52 @@
+"""The worker's handling of one mail (``MailWorker.process``), without the servers: loops and floods."""
+
+from __future__ import annotations
+
+from email.message import EmailMessage
+from email.utils import make_msgid
+
+from pbem.config import MailConfig, ServerConfig
+from pbem.services.games import GameService
+from pbem.services.worker import MailWorker
+
+GAME = "game@example.test"
+ANN, BOB = "ann@example.test", "bob@example.test"
+
+
+def _mail(sender: str, body: str) -> bytes:
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = sender, GAME, "Re: [Fifth Avenue #1] your turn"
+    message["Message-ID"] = make_msgid(domain="client.example.test")
+    message.set_content(body + "\n")
+    return bytes(message)
+
+
+def _worker(db_engine, rate_limit: int) -> MailWorker:
+    nowhere = ServerConfig("127.0.0.1", 9, "plain")
+    return MailWorker(db_engine, MailConfig(imap=nowhere, smtp=nowhere, game_address=GAME), rate_limit=rate_limit)
+
+
+def test_moves_are_never_rate_limited_but_mail_that_applies_nothing_is(db_engine) -> None:
+    games = GameService(db_engine)
+    games.create_game("fifth-avenue", [("Ann", ANN), ("Bob", BOB)], seed=3)
+    worker = _worker(db_engine, rate_limit=3)
+    uid = 0
+
+    def send(sender: str, body: str) -> str:
+        nonlocal uid
+        uid += 1
+        return worker.process(_mail(sender, body), "INBOX", 1, uid)[2]
+
+    # A quick player: more moves in an hour than the limit, all applied.
+    moves = 0
+    while moves < 8:
+        state = games.get(1).state
+        seat = state.current_player()
+        assert send((ANN, BOB)[seat], state.legal_commands()[0]) == "applied"
+        moves += 1
+    # A loop: mail that changes nothing is answered three times, then only recorded.
+    outcomes = [send(BOB, "board") for _ in range(5)]
+    assert outcomes[:3] == ["info"] * 3
+    assert outcomes[3:] == ["ignored (rate limit: more than 3 mails from bob@example.test in an hour that applied "
+                            "nothing)"] * 2
+    assert send(ANN, "board") == "info"  # per sender
