@@ -10,6 +10,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
@@ -22,8 +23,13 @@ err = Console(stderr=True)
 
 
 def fail(message: str) -> None:
-    """One clear line on stderr and a non-zero exit."""
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    """One clear line on stderr and a non-zero exit.
+
+    A driver's message over several lines is joined; what the user typed (a command line, an
+    address) may hold brackets, so the message is never read as Rich markup.
+    """
+    message = " ".join(str(message).split())
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code=1)
 
 

@@ -7,7 +7,7 @@ import json
 import typer
 from sqlalchemy.exc import OperationalError
 
-from ..store.db import SchemaError, current_revision, head_revision, upgrade
+from ..store.db import SchemaError, current_revision, head_revision, known_revision, upgrade
 from .context import app_context, fail, out
 
 app = typer.Typer(help="The database: create it or bring it to the current schema.", no_args_is_help=True)
@@ -60,5 +60,10 @@ def db_status(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", 
     if as_json:
         typer.echo(json.dumps(doc, indent=2))
         return
-    state = "current" if doc["current"] else "behind: run `pbem db upgrade`"
-    out.print(f"database {doc['url']} (from {doc['from']}), revision {current or 'none'}, {state}")
+    if doc["current"]:
+        state = "current"
+    elif current is not None and not known_revision(engine, current):
+        state = f"newer than this pbem knows (it needs {head}): upgrade pbem"
+    else:
+        state = "behind: run `pbem db upgrade`"
+    out.print(f"database {doc['url']} (from {doc['from']}), revision {current or 'none'}, {state}", soft_wrap=True)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from ..services.games import CommandRejected, GameInfo, ServiceError
@@ -102,9 +103,10 @@ def game_list(
     for column in ("game", "kind", "status", "players", "to act", "scores", "updated"):
         table.add_column(column)
     for g in games:
-        table.add_row(str(g.id), g.title + (" (back side)" if g.variant == "back-side" else ""), g.status,
-                      ", ".join(_names(g)), ", ".join(_player(g, e) for e in g.to_act) or "-",
-                      " / ".join(str(g.scores[p.email]) for p in g.players), g.updated_at.strftime("%Y-%m-%d %H:%M"))
+        table.add_row(*map(escape, (  # names and addresses are the moderator's text, never Rich markup
+            str(g.id), g.title + (" (back side)" if g.variant == "back-side" else ""), g.status,
+            ", ".join(_names(g)), ", ".join(_player(g, e) for e in g.to_act) or "-",
+            " / ".join(str(g.scores[p.email]) for p in g.players), g.updated_at.strftime("%Y-%m-%d %H:%M"))))
     out.print(table)
 
 
@@ -211,7 +213,7 @@ def game_history(
         table.add_column(column)
     for e in entries:
         text = e.text + (" (by the moderator)" if e.data.get("by") == "moderator" else "")
-        table.add_row(str(e.seq), e.time.strftime("%Y-%m-%d %H:%M:%S"), e.actor, e.kind, text, e.source)
+        table.add_row(*map(escape, (str(e.seq), e.time.strftime("%Y-%m-%d %H:%M:%S"), e.actor, e.kind, text, e.source)))
     out.print(table)
 
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
 from ..services.mail_commands import MailCommands
 from .context import app_context, fail, out
@@ -38,9 +39,11 @@ def mail_explain(
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2, default=str))
         return
-    out.print(f"[bold]From:[/] {report.sender or '(no sender)'}    [bold]Subject:[/] {report.subject}", highlight=False)
+    # What the mail says is the sender's text: escaped, never read as Rich markup.
+    out.print(f"[bold]From:[/] {escape(report.sender or '(no sender)')}    [bold]Subject:[/] {escape(report.subject)}",
+              highlight=False)
     out.print(f"[bold]Read:[/] {report.text.body_type} body, {len(report.text.lines)} line(s) of the player's own"
-              + (f"; skipped: {', '.join(report.text.ignored)}" if report.text.ignored else ""), highlight=False)
+              + escape(f"; skipped: {', '.join(report.text.ignored)}" if report.text.ignored else ""), highlight=False)
     for line in report.text.lines:
         out.print(f"  | {line}", highlight=False, markup=False)
     game = f"game {report.game_id} (matched by {report.matched_by})" if report.game_id else "no game"
@@ -52,5 +55,5 @@ def mail_explain(
     for r in report.lines:
         out.print(f"  {r.status:>9}: {r.line}" + (f"  -- {r.note}" if r.note else ""), highlight=False, markup=False)
     if report.reply_body:
-        out.print(f"[bold]Reply to {report.reply_to}:[/] {report.reply_subject}", highlight=False)
+        out.print(f"[bold]Reply to {escape(report.reply_to or '')}:[/] {escape(report.reply_subject or '')}", highlight=False)
         out.print(report.reply_body, highlight=False, markup=False)

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any, Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from ..services.outbox import STATUSES, OutboxEntry, OutboxService
@@ -65,8 +66,8 @@ def outbox_list(
     table.add_column("created")
     table.add_column("sent")
     for e in entries:
-        table.add_row(str(e.id), str(e.game_id) if e.game_id is not None else "-", e.recipient, e.subject, e.status,
-                      str(e.attempts), _time(e.created_at), _time(e.sent_at))
+        table.add_row(*map(escape, (str(e.id), str(e.game_id) if e.game_id is not None else "-", e.recipient,
+                                    e.subject, e.status, str(e.attempts), _time(e.created_at), _time(e.sent_at))))
     out.print(table)
 
 

@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Iterable
 
 from sqlalchemy import Engine, func
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from ..games import get_game
@@ -26,6 +27,7 @@ from . import notices
 EXPORT_FORMAT = "pbem-game"
 EXPORT_VERSION = 1
 SNAPSHOT_EVERY = 10  # commands between snapshots: a load replays fewer than this
+EVENT_KINDS = ("created", "command", "undo", "replace_player", "pause", "resume", "abort")
 
 
 # --------------------------------------------------------------------------- errors
@@ -143,6 +145,10 @@ class Submission:
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _aware(moment: datetime) -> datetime:
@@ -408,7 +414,8 @@ class GameService:
                 game.status = GameStatus.FINISHED
             game.updated_at = now
             s.add(game)
-            if state.is_terminal() or self._commands_since_snapshot(s, game.id) + len(commands) >= self.snapshot_every:
+            s.flush()  # the new events count among the commands since the last snapshot
+            if state.is_terminal() or self._commands_since_snapshot(s, game.id) >= self.snapshot_every:
                 s.add(Snapshot(game_id=game.id, seq=seq, state=state.to_json(), created_at=now))
             info.last_seq = seq
             info.status = game.status
@@ -510,12 +517,13 @@ class GameService:
             "resume": ({GameStatus.PAUSED}, GameStatus.ACTIVE),
             "abort": ({GameStatus.ACTIVE, GameStatus.PAUSED}, GameStatus.ABORTED),
         }
+        done = {"pause": "paused", "resume": "resumed", "abort": "aborted"}
         allowed, new = transitions[action]
         with UnitOfWork(self.engine, write=True) as uow:
             s = uow.session
             game = self._locked(uow, game_id)
             if game.status not in allowed:
-                raise GameNotActive(f"game {game_id} is {game.status}; it cannot be {new}")
+                raise GameNotActive(f"game {game_id} is {game.status}; it cannot be {done[action]}")
             game.status = new
             now = self.clock()
             game.updated_at = now
@@ -581,7 +589,11 @@ class GameService:
                             text=e.get("text", ""), source=e.get("source", "import"), data=e.get("data") or {},
                             created_at=datetime.fromisoformat(e["time"])))
             s.add(Snapshot(game_id=game.id, seq=events[-1]["seq"], state=state.to_json(), created_at=now))
-            uow.commit()
+            try:
+                uow.commit()
+            except IntegrityError as exc:  # a last guard: the checks above should have caught it
+                raise ImportFailed("the import file does not fit the database: "
+                                   + str(exc.orig).strip().splitlines()[0]) from exc
             return game.id
 
     def _check_export(self, doc: Any) -> tuple[dict, list, list, dict]:
@@ -591,25 +603,65 @@ class GameService:
             raise ImportFailed(f"unsupported export version {doc.get('version')!r}; this pbem reads {EXPORT_VERSION}")
         try:
             game_doc, players, events, state_doc = doc["game"], doc["players"], doc["events"], doc["state"]
-            get_game(game_doc["kind"])
-            int(game_doc["seed"])
+            if not isinstance(game_doc, dict) or not isinstance(players, list) or not isinstance(events, list):
+                raise ValueError("game must be an object, players and events lists")
+            if not isinstance(game_doc["kind"], str):
+                raise ValueError(f"unknown game kind {game_doc['kind']!r}")
+            try:
+                get_game(game_doc["kind"])
+            except KeyError as exc:
+                raise ValueError(exc.args[0]) from exc
+            if isinstance(game_doc["seed"], bool) or not isinstance(game_doc["seed"], int):
+                raise ValueError(f"the seed must be a whole number, not {game_doc['seed']!r}")
             if game_doc["status"] not in GameStatus.ALL:
                 raise ValueError(f"unknown status {game_doc['status']!r}")
+            for key in ("variant", "created_at"):
+                if not isinstance(game_doc.get(key, "standard"), str):
+                    raise ValueError(f"game {key} must be text")
+            datetime.fromisoformat(game_doc["created_at"])
+            if not isinstance(game_doc.get("settings") or {}, dict):
+                raise ValueError("game settings must be an object")
             if not players or not events or not isinstance(state_doc, dict):
                 raise ValueError("players, events and state must not be empty")
-            seqs = [e["seq"] for e in events]
+            for p in players:
+                if not isinstance(p, dict) or not _whole(p["seat"]) or not isinstance(p["name"], str) \
+                        or not p["name"].strip() or not isinstance(p["email"], str) or "@" not in p["email"]:
+                    raise ValueError(f"player {p!r} needs a seat number, a name and an email")
+            if sorted(p["seat"] for p in players) != list(range(len(players))):
+                raise ValueError("players must have the seats 0, 1, 2, ... once each")
+            if len({p["email"].strip().lower() for p in players}) != len(players):
+                raise ValueError("every player needs a different email address")
+            seqs = [e.get("seq") if isinstance(e, dict) else None for e in events]
             if seqs != list(range(1, len(events) + 1)):
                 raise ValueError("events must be numbered 1, 2, 3, ...")
             for e in events:
+                seq = e["seq"]
+                if e["kind"] not in EVENT_KINDS:
+                    raise ValueError(f"event {seq} has an unknown kind {e['kind']!r}")
+                for key in ("time", "actor"):
+                    if not isinstance(e[key], str):
+                        raise ValueError(f"event {seq} has no {key}")
+                for key in ("text", "source"):
+                    if not isinstance(e.get(key, ""), str):
+                        raise ValueError(f"event {seq}: {key} must be text")
                 datetime.fromisoformat(e["time"])
-                if e["kind"] == "command" and not isinstance((e.get("data") or {}).get("command"), str):
-                    raise ValueError(f"event {e['seq']} has no command")
-                if e["kind"] == "undo" and not 0 <= e["data"]["to"] < e["seq"]:
-                    raise ValueError(f"event {e['seq']} undoes to a later event")
-            for p in players:
-                p["seat"], p["name"], p["email"]  # noqa: B018 - presence check
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ImportFailed(f"the import file is incomplete or damaged: {exc!r}") from exc
+                if not isinstance(e.get("data") or {}, dict):
+                    raise ValueError(f"event {seq}: data must be an object")
+                if e.get("seat") is not None and not (_whole(e["seat"]) and 0 <= e["seat"] < len(players)):
+                    raise ValueError(f"event {seq} names seat {e['seat']!r}, which is not in the game")
+                if e["kind"] == "command":
+                    if not isinstance((e.get("data") or {}).get("command"), str):
+                        raise ValueError(f"event {seq} has no command")
+                    if e.get("seat") is None:
+                        raise ValueError(f"event {seq} has no seat")
+                if e["kind"] == "undo":
+                    to = (e.get("data") or {}).get("to")
+                    if not _whole(to) or not 0 <= to < seq:
+                        raise ValueError(f"event {seq} undoes to {to!r}, not an earlier event")
+        except KeyError as exc:
+            raise ImportFailed(f"the import file is incomplete or damaged: {exc.args[0]!r} is missing") from exc
+        except (TypeError, ValueError) as exc:
+            raise ImportFailed(f"the import file is incomplete or damaged: {exc}") from exc
         return game_doc, players, events, state_doc
 
     # ------------------------------------------------------------------ internals

@@ -11,16 +11,17 @@ runner. Nothing here raises on a bad mail: every mail ends in a report.
 
 from __future__ import annotations
 
+import copy
 import textwrap
 from datetime import timedelta
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from ..games import get_game
 from ..mail.message import decision, game_tag, message_id, references, sender, subject
 from ..mail.text import MailText, extract_text, read_message
 from .games import CommandRejected, GameInfo, GameNotActive, GameNotFound, GameService, PlayerNotInGame, ServiceError
-from ..store.models import InboundMail
+from ..store.models import GameStatus, InboundMail
 from .notices import subject_tag
 
 INFO_WORDS = ("help", "board", "hand", "legal", "history")
@@ -176,8 +177,9 @@ class MailCommands:
             report.outcome = "no-commands"
         else:
             report.outcome = "info"
-        if asked and report.changed and not dry_run:
-            info = self.games.get(game_id)  # answer questions about the game as it is now
+        if asked and report.changed:
+            # Answer questions about the game as it is now; in a dry run, as it would be.
+            info = self._as_it_would_be(info, report) if dry_run else self.games.get(game_id)
         answers = []
         for word in asked:
             report.lines.append(LineReport(word, "answered"))
@@ -273,6 +275,16 @@ class MailCommands:
         report.effects = done.effects
         report.lines.extend(LineReport(line, "done", command) for line, command in zip(commands, done.commands))
 
+    @staticmethod
+    def _as_it_would_be(info: GameInfo, report: MailReport) -> GameInfo:
+        """The game after the mail's commands, in memory only (for a dry run's answers)."""
+        state = copy.deepcopy(info.state)
+        done = [r.note for r in report.lines if r.status == "done"]  # the canonical commands
+        for command in done:
+            state.apply_command(report.seat, command)
+        status = GameStatus.FINISHED if state.is_terminal() else info.status
+        return replace(info, state=state, status=status, last_seq=info.last_seq + len(done))
+
     def _note_for_sender(self, report: MailReport, commands: list[str]) -> list[str]:
         ignored = [line for line in report.text.lines
                    if line not in commands and line.split()[0].lower() not in ("game", *INFO_WORDS)]
@@ -310,6 +322,8 @@ class MailCommands:
             lines += [_wrap(r.line, "  ") for r in ignored]
         if report.outcome in ("stale", "rejected"):
             lines += ["", *self._answer("legal", info, report)]
+        if report.outcome == "stale":
+            lines += ["", *self._answer("board", info, report)]  # the situation now, not the one answered
         return lines
 
     def _reply(self, report: MailReport, body: list[str]) -> None:

@@ -14,6 +14,7 @@ from alembic import command
 from alembic.config import Config as AlembicConfig
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from alembic.util import CommandError as AlembicCommandError
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 
@@ -76,18 +77,38 @@ def current_revision(engine: Engine) -> str | None:
         return MigrationContext.configure(connection).get_current_revision()
 
 
+def known_revision(engine: Engine, revision: str) -> bool:
+    """Whether this pbem's migrations know ``revision`` (a newer pbem may have written the database)."""
+    try:
+        return ScriptDirectory.from_config(alembic_config(engine)).get_revision(revision) is not None
+    except AlembicCommandError:
+        return False
+
+
+def _newer_than_us(current: str, head: str) -> SchemaError:
+    return SchemaError(f"the database is at revision {current}, which this pbem does not know (it needs {head}): "
+                       "it was written by a newer pbem; upgrade pbem instead of the database")
+
+
 def upgrade(engine: Engine) -> tuple[str | None, str]:
     """Bring the database to the newest schema; returns (from, to) revisions."""
-    before = current_revision(engine)
+    before, head = current_revision(engine), head_revision(engine)
+    if before is not None and not known_revision(engine, before):
+        raise _newer_than_us(before, head)
     config = alembic_config(engine)
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+    try:
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+    except AlembicCommandError as exc:
+        raise SchemaError(" ".join(str(exc).split())) from exc
     return before, head_revision(engine)
 
 
 def require_current_schema(engine: Engine) -> None:
     current, head = current_revision(engine), head_revision(engine)
+    if current is not None and current != head and not known_revision(engine, current):
+        raise _newer_than_us(current, head)
     if current != head:
         where = f"at revision {current}" if current else "not initialised"
         raise SchemaError(f"the database is {where}, pbem needs {head}: run `pbem db upgrade`")

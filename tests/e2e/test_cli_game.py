@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 ANN, BOB, CY = "ann@example.org", "bob@example.org", "cy@example.org"
@@ -14,6 +15,20 @@ def test_a_database_that_is_behind_says_so(tmp_path: Path, pbem, one_line_error)
     assert "Upgraded the database" in pbem(url, "db", "upgrade").stdout
     assert json.loads(pbem(url, "db", "status", "--json").stdout)["current"] is True
     assert json.loads(pbem(url, "game", "list", "--json").stdout) == []
+
+
+def test_a_database_from_a_newer_pbem_says_so_in_one_line(tmp_path: Path, pbem, one_line_error) -> None:
+    url = f"sqlite:///{tmp_path / 'newer.sqlite3'}"
+    pbem(url, "db", "upgrade")
+    with sqlite3.connect(tmp_path / "newer.sqlite3") as connection:
+        connection.execute("UPDATE alembic_version SET version_num = '9999'")
+    one_line_error(pbem(url, "game", "list", check=False), "which this pbem does not know")
+    one_line_error(pbem(url, "db", "upgrade", check=False), "upgrade pbem instead of the database")
+    assert "newer than this pbem knows" in pbem(url, "db", "status").stdout
+
+
+def test_an_unreachable_database_is_one_line(pbem, one_line_error) -> None:
+    one_line_error(pbem("postgresql://nobody@127.0.0.1:1/none", "game", "list", check=False), "cannot reach the database")
 
 
 def test_the_moderators_day(database_url: str, tmp_path: Path, pbem, one_line_error) -> None:
@@ -81,3 +96,14 @@ def test_the_moderators_day(database_url: str, tmp_path: Path, pbem, one_line_er
     assert pbem(url, "game", "abort", game).stdout.strip() == "Game 1 is aborted."
     assert [g["game"] for g in json.loads(pbem(url, "game", "list", "--status", "aborted", "--json").stdout)] == [1]
     one_line_error(pbem(url, "game", "list", "--status", "lost", check=False), "unknown status")
+
+
+def test_text_with_brackets_is_shown_as_written_not_read_as_markup(tmp_path: Path, pbem, one_line_error) -> None:
+    url = f"sqlite:///{tmp_path / 'brackets.sqlite3'}"
+    pbem(url, "db", "upgrade")
+    pbem(url, "game", "new", "fifth-avenue", "--player", "[/b]=ann@example.org", "--player", "[red]Bo=bob@example.org")
+    listed = pbem(url, "game", "list").stdout
+    assert "[/b]" in listed and "[red]Bo" in listed
+    assert "moderator" in pbem(url, "game", "history", "1").stdout
+    one_line_error(pbem(url, "game", "show", "1", "--as", "[/x]@example.org", check=False),
+                   "[/x]@example.org does not play in game 1")

@@ -27,3 +27,13 @@ def test_explain_shows_the_reading_and_changes_nothing(database_url: str, tmp_pa
     text = pbem(database_url, "mail", "explain", str(eml)).stdout
     assert "Outcome: rejected (changes nothing)" in text and "Reply to ann@example.org" in text
     assert pbem(database_url, "game", "history", "1", "--json").stdout == history
+
+
+def test_explain_shows_a_subject_with_brackets_as_written(database_url: str, tmp_path: Path, pbem) -> None:
+    pbem(database_url, "game", "new", "fifth-avenue", "--player", "Ann=ann@example.org",
+         "--player", "Bob=bob@example.org", "--seed", "3")
+    eml = tmp_path / "brackets.eml"
+    eml.write_bytes(b"From: Ann <ann@example.org>\r\nSubject: [/b] [bold]hi\r\nMessage-ID: <r2@client.example>\r\n"
+                    b"Content-Type: text/plain; charset=utf-8\r\n\r\nhello [/i]\r\n")
+    text = pbem(database_url, "mail", "explain", str(eml)).stdout
+    assert "Subject: [/b] [bold]hi" in text and "Reply to ann@example.org: Re: [Fifth Avenue #1] your mail" in text

@@ -125,7 +125,7 @@ def test_a_bad_line_changes_nothing(service: GameService, db_engine) -> None:
         (lambda s, g: s.undo(g, to=7), BadRequest, "there is no event 7"),
         (lambda s, g: s.replace_player(g, "eve@example.org", "x@example.org"), PlayerNotInGame, "does not play"),
         (lambda s, g: s.replace_player(g, "ann@example.org", "bob@example.org"), BadRequest, "already plays"),
-        (lambda s, g: s.set_status(g, "resume"), GameNotActive, "cannot be active"),
+        (lambda s, g: s.set_status(g, "resume"), GameNotActive, "is active; it cannot be resumed"),
     ],
 )
 def test_bad_requests_give_one_clear_message_and_change_nothing(service, db_engine, call, error, fragment) -> None:
@@ -187,7 +187,7 @@ def test_loading_uses_the_latest_snapshot(service: GameService, db_engine) -> No
         first.state = "{}"
         s.add(first)
         s.commit()
-    assert len(snapshots) >= 4
+    assert snapshots == [1 + n * SNAPSHOT_EVERY for n in range(4)]  # one every SNAPSHOT_EVERY commands
     assert last_event - snapshots[-1] < SNAPSHOT_EVERY
     info = service.get(game_id)
     replay = new_game(3, 9)
@@ -266,10 +266,25 @@ def test_export_and_import_rebuild_the_same_game(service: GameService, db_engine
         (lambda d: d.update(format="other"), "not a pbem game export"),
         (lambda d: d.update(version=99), "unsupported export version"),
         (lambda d: d.pop("events"), "incomplete or damaged"),
-        (lambda d: d["game"].update(kind="chess"), "incomplete or damaged"),
+        (lambda d: d["game"].update(kind="chess"), "damaged: unknown game 'chess'"),
+        (lambda d: d["game"].pop("seed"), "damaged: 'seed' is missing"),
         (lambda d: d["events"][3]["data"].update(command="place CP orange"), "does not replay"),
         (lambda d: d["state"]["scores"].__setitem__(0, 99), "does not give its final state"),
         (lambda d: d["events"][2].update(seq=9), "numbered 1, 2, 3"),
+        (lambda d: d["players"][1].update(seat=0), "seats 0, 1, 2"),
+        (lambda d: d["players"][1].update(seat="x"), "needs a seat number"),
+        (lambda d: d["players"][1].update(email=d["players"][0]["email"]), "different email"),
+        (lambda d: d["players"][0].update(name=None), "needs a seat number, a name"),
+        (lambda d: d["game"].update(created_at=5), "created_at must be text"),
+        (lambda d: d["game"].update(kind=None), "unknown game kind"),
+        (lambda d: d["game"].update(seed="13"), "whole number"),
+        (lambda d: d["game"].update(variant=None), "variant must be text"),
+        (lambda d: d["events"][3].update(actor=None), "has no actor"),
+        (lambda d: d["events"][3].update(text=None), "text must be text"),
+        (lambda d: d["events"][3].update(kind="banana"), "unknown kind"),
+        (lambda d: d["events"][3].update(seat=7), "not in the game"),
+        (lambda d: d["events"].append({**d["events"][-1], "seq": len(d["events"]) + 1, "kind": "undo",
+                                       "data": {"to": "x"}}), "not an earlier event"),
     ],
 )
 def test_a_corrupt_import_is_refused_and_changes_nothing(service, db_engine, damage, fragment) -> None:

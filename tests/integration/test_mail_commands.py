@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from email.message import EmailMessage
 from email.utils import make_msgid
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlmodel import Session, func, select
 
+from pbem.mail.message import sender
+from pbem.mail.text import read_message
 from pbem.services.games import GameService
 from pbem.services.mail_commands import MailCommands
 from pbem.store.db import make_engine
@@ -157,6 +161,7 @@ def test_a_stale_answer_is_not_applied_to_the_new_situation(processor: MailComma
     report = processor.handle(mail(command, subject=f"Re: [Fifth Avenue #1] your turn (decision {decision})"))
     assert report.outcome == "stale" and report.decision == decision and report.current_decision == decision + 1
     assert "The game moved on" in report.reply_body and "Nothing was applied" in report.reply_body
+    assert "Board:" in report.reply_body and "Waiting for: player 3 (Cy)" in report.reply_body  # the situation now
     assert game_rows(games.engine) == before
 
 
@@ -192,6 +197,48 @@ def test_dry_run_changes_nothing(processor: MailCommands, games: GameService) ->
     assert game_rows(games.engine) == before
     with Session(games.engine) as s:
         assert s.exec(select(func.count()).select_from(OutboxMail)).one() == outbox
+
+
+def test_a_dry_run_answers_as_the_real_run_would(processor: MailCommands, games: GameService) -> None:
+    """`pbem mail explain` shows the reply that would be sent: questions are answered after the commands."""
+    email, command = first_legal(games)
+    raw = mail(f"{command}\nlegal\nhand")
+    dry = processor.handle(raw, dry_run=True)
+    assert "It is not your turn: waiting for " in dry.reply_body  # no longer Ann's list of commands
+    real = processor.handle(raw)
+    assert real.outcome == dry.outcome == "applied"
+    assert dry.reply_body == real.reply_body
+
+
+CORPUS = Path(__file__).resolve().parents[1] / "data" / "mail"
+
+
+def test_every_corpus_mail_goes_through_to_a_reply(db_engine) -> None:
+    """Each client's mail (tests/data/mail) is matched to game 3 and its sender's seat, and every line
+    the expected reading finds is reported (done, not done, answered or ignored); nothing is changed."""
+    games = GameService(db_engine)
+    for n in range(3):
+        games.create_game("fifth-avenue", [("P", f"p{n}@example.org"), ("Q", f"q{n}@example.org")], seed=n)
+    processor = MailCommands(games)
+    emls = sorted(CORPUS.glob("*.eml"))
+    assert len(emls) >= 30
+    for eml in emls:
+        raw = eml.read_bytes()
+        want = json.loads(eml.with_name(eml.stem + ".expected.json").read_text(encoding="utf-8"))
+        seat_holder = games.get(3).players[0].email
+        player = sender(read_message(raw))
+        if player != seat_holder:
+            games.replace_player(3, seat_holder, player)
+        before = game_rows(db_engine)
+        report = processor.handle(raw, dry_run=True)
+        assert (report.game_id, report.seat) == (3, 0), eml.name
+        assert report.matched_by == ("game line" if "game 3" in want["lines"] else "subject"), eml.name
+        reported = [r.line for r in report.lines]
+        assert [line for line in want["lines"] if line != "game 3"] == [
+            line for line in want["lines"] if line in reported], eml.name
+        assert report.outcome in ("rejected", "no-commands", "applied", "info"), eml.name
+        assert report.reply_body and report.reply_to == player, eml.name
+        assert game_rows(db_engine) == before
 
 
 LINES = st.sampled_from([

@@ -26,3 +26,14 @@ def test_a_new_database_is_behind_until_upgraded(tmp_path) -> None:
     assert set(metadata.tables) <= set(inspect(engine).get_table_names())
     assert upgrade(engine) == (head_revision(engine), head_revision(engine))  # idempotent
     require_current_schema(engine)
+
+
+def test_a_database_from_a_newer_pbem_says_so_and_is_left_alone(tmp_path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'newer.sqlite3'}")
+    upgrade(engine)
+    with engine.begin() as connection:
+        connection.exec_driver_sql("UPDATE alembic_version SET version_num = '9999'")
+    for call in (require_current_schema, upgrade):
+        with pytest.raises(SchemaError, match="revision 9999, which this pbem does not know .*upgrade pbem"):
+            call(engine)
+    assert current_revision(engine) == "9999"
