@@ -72,20 +72,28 @@ def sqlite_template() -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A migrated, empty database of each kind."""
-    if request.param == "sqlite":
-        path = tmp_path / "pbem.sqlite3"
-        shutil.copy(request.getfixturevalue("sqlite_template"), path)
-        yield f"sqlite:///{path}"
-        return
-    url = request.getfixturevalue("postgres_url")
-    engine = make_engine(url)
+@pytest.fixture
+def sqlite_url(sqlite_template: Path, tmp_path: Path) -> str:
+    """A migrated, empty SQLite database of this test's own."""
+    path = tmp_path / "pbem.sqlite3"
+    shutil.copy(sqlite_template, path)
+    return f"sqlite:///{path}"
+
+
+@pytest.fixture
+def postgresql_url(postgres_url: str) -> str:
+    """The run's PostgreSQL database, migrated and emptied for this test."""
+    engine = make_engine(postgres_url)
     with engine.begin() as connection:
         connection.exec_driver_sql(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY CASCADE")
     engine.dispose()
-    yield url
+    return postgres_url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest) -> str:
+    """A migrated, empty database of each kind."""
+    return request.getfixturevalue(f"{request.param}_url")
 
 
 @pytest.fixture

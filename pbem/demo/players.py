@@ -20,17 +20,25 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import format_datetime, formataddr, make_msgid, parseaddr
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..games.rng import Rng
 
 if TYPE_CHECKING:
     from imapclient import IMAPClient
 
-    from .mailserver import DemoMailServer
-
 LISTED = re.compile(r"^Send one of these commands.*?:\n((?:  .+\n)+)", re.M)
 DECISION = re.compile(r"\(decision (\d+)\)")
+
+
+class MailAccess(Protocol):
+    """Where a robot's mailbox is: the demo's own servers, or any IMAP and SMTP server (the tests use Dovecot)."""
+
+    host: str  # of the SMTP server
+    smtp_port: int
+
+    def imap(self, address: str) -> IMAPClient:
+        """A new IMAP connection logged in as ``address``."""
 
 
 class RobotError(RuntimeError):
@@ -93,7 +101,7 @@ def _subject(header_block: bytes) -> str:
 class Robot:
     """One seat played by a program through its own mailbox."""
 
-    def __init__(self, mail: DemoMailServer, name: str, address: str, seed: int, *, subject_tag: str) -> None:
+    def __init__(self, mail: MailAccess, name: str, address: str, seed: int, *, subject_tag: str) -> None:
         self.mail = mail
         self.name = name
         self.address = address.strip().lower()

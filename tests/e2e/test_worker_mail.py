@@ -176,3 +176,57 @@ def test_worker_once_from_the_command_line(dovecot, smtp_server, mailboxes, tmp_
     env["PBEM_IMAP_PASSWORD"] = "wrong"
     failed = pbem("config", "check")
     assert failed.returncode == 1 and "FAILED" in failed.stdout
+
+
+class DovecotMail:
+    """What a robot player needs of the mail system (``pbem.demo.players.MailAccess``), on the Dovecot of the tests."""
+
+    def __init__(self, dovecot, smtp_server) -> None:
+        self.dovecot, self.host, self.smtp_port = dovecot, "127.0.0.1", smtp_server.port
+
+    def imap(self, address: str):
+        return self.dovecot.imap(address.split("@")[0])
+
+
+@pytest.mark.parametrize("players, seed, database", [(3, 31, "postgresql"), (2, 32, "sqlite")])
+def test_a_complete_game_entirely_by_mail(players, seed, database, request, dovecot, smtp_server,
+                                          mail_config) -> None:
+    """Every decision of a whole game, from the first placement to the final scoring, is read by its player
+    from their own inbox and answered by mail, quoting the request; the worker does the rest."""
+    from pbem.demo.players import Robot
+
+    engine = make_engine(request.getfixturevalue(f"{database}_url"))
+    games = GameService(engine, mail_domain="example.test")
+    seats = PLAYERS[:players]
+    game_id = games.create_game("fifth-avenue", seats, seed=seed)
+    worker = MailWorker(engine, mail_config)
+    mail = DovecotMail(dovecot, smtp_server)
+    robots = [Robot(mail, name, address, seed * 10 + n, subject_tag=f"[Fifth Avenue #{game_id}]")
+              for n, (name, address) in enumerate(seats)]
+    played: list[tuple[int, str]] = []
+    worker.run_once()
+    try:
+        while not (info := games.get(game_id)).over:
+            seat = info.state.current_player()
+            # The request must be in this player's own inbox, or answer() gives up.
+            reply = robots[seat].answer(info.state.moves, GAME, timeout=10)
+            played.append((seat, reply.command))
+            report = worker.run_once()
+            assert [outcome for _, _, outcome in report.processed] == ["applied"], (played[-1], report.processed)
+            assert len(played) < 1000, "the game does not end"
+    finally:
+        for robot in robots:
+            robot.close()
+    reference = new_game(players, seed)
+    for seat, command in played:
+        reference.apply_command(seat, command)
+    assert reference.is_terminal() and games.get(game_id).state.to_json() == reference.to_json()
+    history = [h for h in games.history(game_id) if h.kind == "command"]
+    assert [(h.seat, h.data["command"]) for h in history] == played
+    assert all(h.source.startswith("mail:<") for h in history)
+    winner = games.get(game_id).players[reference.result["winners"][0]].name
+    for _, address in seats:
+        last = inbox(dovecot, address.split("@")[0])[-1]
+        assert "game over" in last["Subject"] and winner in last["Subject"]
+        assert "FINAL SCORING" in last.get_body(("plain",)).get_content()
+    engine.dispose()
