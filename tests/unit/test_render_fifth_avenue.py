@@ -180,7 +180,7 @@ def test_commissioners_and_markers_where_they_stand():
     text = render(s)
     assert "white commissioner" in box(text, "42E")
     assert "white marker" in box(text, "34E")
-    assert all(f"beige marker" in box(text, code) for code in ("34W", "TS", "52E"))
+    assert all("beige marker" in box(text, code) for code in ("34W", "TS", "52E"))
     assert "commissioners here: beige" in box(text, "CP")
     assert "commissioners here: none" in box(text, "CH")
     assert "markers here: white 2, beige 0" in box(text, "CH")

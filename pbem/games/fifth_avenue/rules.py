@@ -36,7 +36,6 @@ from .actions import (
     Stop,
     TakeCards,
     TakeSkyscrapers,
-    counts_values,
     parse_command,
 )
 from .board import BLACK, CENTRAL_PARK, CITY_HALL, VALUES, Board, load_board
