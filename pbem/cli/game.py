@@ -55,6 +55,7 @@ def game_new(
     player: list[str] = typer.Option(..., "--player", "-p", help="NAME=EMAIL, once per player, in seat order (the first starts)."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the game's randomness (default: random)."),
     back_side: bool = typer.Option(False, "--back-side", help="Fifth Avenue: play on the 6-plot back side."),
+    secret_words: bool = typer.Option(False, "--secret-words", help="Give every player a secret word that each of their mails must carry (told only to them; pbem game show lists them)."),
     as_json: bool = typer.Option(False, "--json", help="Print {\"game\": N} instead of the number alone."),
 ) -> None:
     """Create a game and print its number (games are numbered 1, 2, 3, ...).
@@ -62,6 +63,8 @@ def game_new(
     Example:
 
         pbem game new fifth-avenue --player Ann=ann@example.org --player Bob=bob@example.org --player Cy=cy@example.org
+
+        pbem game new fifth-avenue -p Ann=ann@example.org -p Bob=bob@example.org --back-side --secret-words
     """
     players = []
     for item in player:
@@ -70,7 +73,8 @@ def game_new(
             fail(f"'{item}' is not NAME=EMAIL")
         players.append((name, email))
     options = {"back_side": True} if back_side else {}
-    game_id = app_context(ctx).service().create_game(kind, players, seed=seed, options=options)
+    game_id = app_context(ctx).service().create_game(kind, players, seed=seed, options=options,
+                                                     secret_words=secret_words)
     if as_json:
         _echo_json({"game": game_id})
     else:
@@ -131,12 +135,18 @@ def game_show(
     info, view = app_context(ctx).service().view(game, as_email)
     if as_json:
         state = view if as_email else json.loads(info.state.to_json())
-        _echo_json({"game": info.id, "kind": info.kind, "status": info.status, "state": state,
-                    "scores": info.scores, "to_act": info.to_act, "over": info.over,
-                    "winner": info.winners[0] if len(info.winners) == 1 else (info.winners or None)})
+        doc = {"game": info.id, "kind": info.kind, "status": info.status, "state": state,
+               "scores": info.scores, "to_act": info.to_act, "over": info.over,
+               "winner": info.winners[0] if len(info.winners) == 1 else (info.winners or None)}
+        if not as_email:  # the moderator's view: the players with their secret words
+            doc["players"] = [{"seat": p.seat, "name": p.name, "email": p.email, "secret": p.secret or None}
+                              for p in info.players]
+        _echo_json(doc)
         return
     hands = None if as_email else {p.seat: info.state.hands[p.seat] for p in info.players}
     typer.echo(f"{info.title} #{info.id} ({info.status})")
+    if not as_email and any(p.secret for p in info.players):
+        typer.echo("secret words: " + ", ".join(f"{p.name} {p.secret}" for p in info.players))
     typer.echo(render_board(view, players=_names(info), hands=hands), nl=False)
 
 

@@ -9,6 +9,7 @@ nothing is written at all and a typed error comes back.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -80,6 +81,7 @@ class PlayerInfo:
     seat: int
     name: str
     email: str
+    secret: str = field(default="", repr=False)  # the seat's secret word, when the game asks for one
 
 
 @dataclass
@@ -151,6 +153,21 @@ def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+@functools.cache
+def _secret_words() -> list[str]:
+    from xkcdpass import xkcd_password
+
+    return xkcd_password.generate_wordlist(wordfile=xkcd_password.locate_wordfile(), min_length=4, max_length=7)
+
+
+def new_secret_word() -> str:
+    """Two words from xkcdpass's English list, drawn with the system's secure random source (about 24
+    bits): easy to type on a phone, far beyond guessing within the rate limit."""
+    from xkcdpass import xkcd_password
+
+    return xkcd_password.generate_xkcdpassword(_secret_words(), numwords=2, delimiter="-")
+
+
 def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
@@ -202,9 +219,13 @@ class GameService:
     # ------------------------------------------------------------------ creating
 
     def create_game(
-        self, kind: str, players: list[tuple[str, str]], *, seed: int | None = None, options: dict[str, Any] | None = None
+        self, kind: str, players: list[tuple[str, str]], *, seed: int | None = None, options: dict[str, Any] | None = None,
+        secret_words: bool = False,
     ) -> int:
-        """Start a game; ``players`` are (name, email) in seat order. Returns the game number."""
+        """Start a game; ``players`` are (name, email) in seat order. Returns the game number.
+
+        With ``secret_words`` every seat gets a secret word, told only to its player, that each of their
+        mails must carry."""
         try:
             engine_module = get_game(kind)
         except KeyError as exc:
@@ -231,7 +252,8 @@ class GameService:
             )
             s.add(game)
             s.flush()
-            seats = [Seat(game_id=game.id, seat=i, name=name.strip(), email=email.strip().lower())
+            seats = [Seat(game_id=game.id, seat=i, name=name.strip(), email=email.strip().lower(),
+                          secret=new_secret_word() if secret_words else "")
                      for i, (name, email) in enumerate(players)]
             s.add_all(seats)
             s.add(Event(game_id=game.id, seq=1, actor="moderator", kind="created", text="", source="cli",
@@ -492,6 +514,8 @@ class GameService:
                 raise BadRequest(f"{new_email} already plays in game {game_id}")
             old = (seat.name, seat.email)
             seat.email = new_email
+            if seat.secret:
+                seat.secret = new_secret_word()  # the old player must not keep a key to the seat
             if name:
                 seat.name = name.strip()
             s.add(seat)
@@ -508,7 +532,7 @@ class GameService:
                 info, f"{seat.name} <{new_email}> now plays seat {seat.seat + 1} instead of {old[0]} <{old[1]}>",
                 self._msgid, now, self.mail_domain))
             uow.commit()
-            return PlayerInfo(seat.seat, seat.name, seat.email)
+            return PlayerInfo(seat.seat, seat.name, seat.email, seat.secret)
 
     def set_status(self, game_id: int, action: str) -> str:
         """pause, resume or abort; returns the new status."""
@@ -554,7 +578,8 @@ class GameService:
             "game": {"id": info.id, "kind": info.kind, "variant": info.variant, "seed": info.seed,
                      "status": info.status, "settings": info.settings,
                      "created_at": info.created_at.isoformat(), "updated_at": info.updated_at.isoformat()},
-            "players": [{"seat": p.seat, "name": p.name, "email": p.email} for p in info.players],
+            "players": [{"seat": p.seat, "name": p.name, "email": p.email, **({"secret": p.secret} if p.secret else {})}
+                        for p in info.players],
             "events": events,
             "commands": [{"seq": seq, "seat": seat, "command": command} for seq, seat, command in in_force],
             "final": {"over": info.over, "scores": info.scores, "winners": info.winners},
@@ -583,7 +608,8 @@ class GameService:
                         created_at=datetime.fromisoformat(game_doc["created_at"]), updated_at=now)
             s.add(game)
             s.flush()
-            s.add_all(Seat(game_id=game.id, seat=p["seat"], name=p["name"], email=p["email"]) for p in players)
+            s.add_all(Seat(game_id=game.id, seat=p["seat"], name=p["name"], email=p["email"],
+                           secret=p.get("secret") or "") for p in players)
             for e in events:
                 s.add(Event(game_id=game.id, seq=e["seq"], actor=e["actor"], seat=e.get("seat"), kind=e["kind"],
                             text=e.get("text", ""), source=e.get("source", "import"), data=e.get("data") or {},
@@ -627,6 +653,8 @@ class GameService:
                 if not isinstance(p, dict) or not _whole(p["seat"]) or not isinstance(p["name"], str) \
                         or not p["name"].strip() or not isinstance(p["email"], str) or "@" not in p["email"]:
                     raise ValueError(f"player {p!r} needs a seat number, a name and an email")
+                if not isinstance(p.get("secret") or "", str):
+                    raise ValueError(f"player {p['seat']}'s secret word must be text")
             if sorted(p["seat"] for p in players) != list(range(len(players))):
                 raise ValueError("players must have the seats 0, 1, 2, ... once each")
             if len({p["email"].strip().lower() for p in players}) != len(players):
@@ -716,7 +744,7 @@ class GameService:
         module = get_game(game.kind)
         return GameInfo(
             id=game.id, kind=game.kind, title=module.TITLE, variant=game.variant, seed=game.seed, status=game.status,
-            settings=dict(game.settings), players=[PlayerInfo(x.seat, x.name, x.email) for x in seats],
+            settings=dict(game.settings), players=[PlayerInfo(x.seat, x.name, x.email, x.secret) for x in seats],
             created_at=_aware(game.created_at), updated_at=_aware(game.updated_at), state=state, last_seq=last_seq,
         )
 

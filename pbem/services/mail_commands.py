@@ -12,6 +12,7 @@ runner. Nothing here raises on a bad mail: every mail ends in a report.
 from __future__ import annotations
 
 import copy
+import hmac
 import textwrap
 from datetime import timedelta
 from dataclasses import asdict, dataclass, field, replace
@@ -42,7 +43,8 @@ class MailReport:
     message_id: str
     subject: str
     text: MailText
-    outcome: str = ""  # applied, rejected, stale, info, no-commands, unknown-game, not-a-player, inactive, oversized, no-sender
+    outcome: str = ""  # applied, rejected, stale, info, no-commands, unknown-game, not-a-player, impersonation,
+    # no-secret, wrong-secret, inactive, oversized, no-sender
     game_id: int | None = None
     matched_by: str = ""  # game line, subject, reply to our mail, only active game
     seat: int | None = None
@@ -65,6 +67,18 @@ class MailReport:
                         "oversized": self.text.oversized}
         data["changed"] = self.changed
         return data
+
+
+def _split_secret_lines(lines: list[str]) -> tuple[list[str], list[str]]:
+    """The lines without the 'secret <word>' ones, and the words those gave."""
+    rest, words = [], []
+    for line in lines:
+        parts = line.split()
+        if parts[0].lower().rstrip(":") == "secret":
+            words.append(" ".join(parts[1:]))
+        else:
+            rest.append(line)
+    return rest, words
 
 
 def _wrap(text: str, indent: str = "") -> str:
@@ -160,6 +174,19 @@ class MailCommands:
                 return
             report.outcome = "not-a-player"
             self._reply(report, [_wrap(f"You ({report.sender}) do not play in game {game_id}.")] + self._your_games(report))
+            return
+        raw_lines, given = _split_secret_lines(raw_lines)
+        secret = next(p.secret for p in info.players if p.seat == report.seat)
+        if secret and not any(hmac.compare_digest(word.lower().encode(), secret.encode()) for word in given):
+            # The From line is easy to forge; the word is not. The reply goes to the seat's own address.
+            report.outcome = "wrong-secret" if given else "no-secret"
+            why = "did not have the right one" if given else "did not have it"
+            self._reply(report, [_wrap(
+                f"Game {game_id} asks for your secret word in every mail, and this mail {why}, so nothing in it "
+                "was applied or answered."), "", _wrap(
+                "Send your commands again with the line 'secret <your word>'; the word is near the end of every "
+                "mail the game sends you. If you did not send this mail, somebody else used your address: you "
+                "may want to tell the moderator.")])
             return
         words = get_game(info.kind).COMMAND_WORDS
         commands, asked, ignored = [], [], []
@@ -287,7 +314,7 @@ class MailCommands:
 
     def _note_for_sender(self, report: MailReport, commands: list[str]) -> list[str]:
         ignored = [line for line in report.text.lines
-                   if line not in commands and line.split()[0].lower() not in ("game", *INFO_WORDS)]
+                   if line not in commands and line.split()[0].lower() not in ("game", "secret", *INFO_WORDS)]
         if not ignored:
             return []
         return ["Lines of your mail that were not commands (ignored):"] + [f"  {line}" for line in ignored]

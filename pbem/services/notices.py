@@ -145,7 +145,7 @@ class Mailer:
         subject = f"{subject_tag(info)} {subject}"
         context = {
             "headline": headline, "happened": list(happened), "private": list(private), "note": list(note),
-            "decision": decision, "waiting": self._waiting(seat),
+            "decision": decision, "waiting": self._waiting(seat), "secret": player.secret,
             "board": render.board(info.kind, state.view(seat), players=names).rstrip(),
         }
         text, html = render_notice(subject, context)

@@ -62,6 +62,8 @@ class Seat(SQLModel, table=True):
     seat: int
     name: str
     email: str = Field(index=True)
+    # When the game asks for one: a word that must be in every mail of this seat (From is easy to forge).
+    secret: str = Field(default="", sa_column_kwargs={"server_default": ""})
 
 
 class Event(SQLModel, table=True):

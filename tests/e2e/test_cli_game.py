@@ -107,3 +107,17 @@ def test_text_with_brackets_is_shown_as_written_not_read_as_markup(tmp_path: Pat
     assert "moderator" in pbem(url, "game", "history", "1").stdout
     one_line_error(pbem(url, "game", "show", "1", "--as", "[/x]@example.org", check=False),
                    "[/x]@example.org does not play in game 1")
+
+
+def test_secret_words_are_made_at_creation_and_shown_to_the_moderator_only(tmp_path: Path, pbem) -> None:
+    url = f"sqlite:///{tmp_path / 'secret.sqlite3'}"
+    pbem(url, "db", "upgrade")
+    pbem(url, "game", "new", "fifth-avenue", "-p", f"Ann={ANN}", "-p", f"Bob={BOB}", "--secret-words")
+    players = json.loads(pbem(url, "game", "show", "1", "--json").stdout)["players"]
+    words = [p["secret"] for p in players]
+    assert all(word and "-" in word for word in words) and words[0] != words[1]
+    assert f"secret words: Ann {words[0]}, Bob {words[1]}" in pbem(url, "game", "show", "1").stdout
+    as_ann = pbem(url, "game", "show", "1", "--as", ANN, "--json").stdout
+    assert "players" not in json.loads(as_ann) and words[0] not in as_ann and words[1] not in as_ann
+    pbem(url, "game", "new", "fifth-avenue", "-p", f"Ann={ANN}", "-p", f"Bob={BOB}")
+    assert [p["secret"] for p in json.loads(pbem(url, "game", "show", "2", "--json").stdout)["players"]] == [None, None]

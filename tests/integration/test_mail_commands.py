@@ -318,3 +318,46 @@ def test_strangers_get_one_reply_a_day(processor: MailCommands, games: GameServi
         assert s.exec(select(func.count()).select_from(OutboxMail)).one() == outbox_before + 1
         reasons = s.exec(select(InboundMail.reason).order_by(InboundMail.id)).all()
     assert reasons[-1] == "not answered: a stranger gets one reply a day"
+
+
+def test_a_game_with_secret_words_applies_only_mail_that_carries_the_seats_word(db_engine) -> None:
+    games = GameService(db_engine)
+    game_id = games.create_game("fifth-avenue", PLAYERS, seed=43, secret_words=True)
+    processor = MailCommands(games)
+    words = {p.email: p.secret for p in games.get(game_id).players}
+    assert all(words.values()) and len(set(words.values())) == 3
+    email, command = first_legal(games)
+    before = game_rows(db_engine)
+    subject = f"Re: [Fifth Avenue #{game_id}] your turn"
+
+    missing = processor.handle(mail(command, sender=email, subject=subject))
+    wrong = processor.handle(mail(f"secret {words[BOB]}\n{command}", sender=email, subject=subject))
+    assert (missing.outcome, wrong.outcome) == ("no-secret", "wrong-secret")
+    assert game_rows(db_engine) == before
+    for report in (missing, wrong):
+        assert report.reply_to == email and "nothing in it was applied" in " ".join(report.reply_body.split())
+        assert not any(word in report.reply_body for word in words.values())
+
+    right = processor.handle(mail(f"Secret {words[email].upper()}\n{command}", sender=email, subject=subject))
+    assert right.outcome == "applied" and [r.status for r in right.lines] == ["done"]  # the word is no command
+
+    # Each player's word is in every game mail to that player and in nobody else's mail; a refusal (an
+    # answer to a mail that may be forged) does not repeat it.
+    with Session(db_engine) as s:
+        for row in s.exec(select(OutboxMail)).all():
+            present = {owner for owner, word in words.items() if word in row.text_body or word in (row.html_body or "")}
+            refusal = row.headers.get("Auto-Submitted") == "auto-replied"
+            assert present == (set() if refusal else {row.recipient}), (row.recipient, row.subject, present)
+
+
+def test_a_new_player_gets_a_new_secret_word_and_an_export_keeps_them(db_engine) -> None:
+    games = GameService(db_engine)
+    game_id = games.create_game("fifth-avenue", PLAYERS, seed=44, secret_words=True)
+    old = {p.seat: p.secret for p in games.get(game_id).players}
+    games.replace_player(game_id, BOB, "dee@example.org")
+    new = {p.seat: p.secret for p in games.get(game_id).players}
+    assert new[1] and new[1] != old[1] and new[0] == old[0] and new[2] == old[2]
+    copy = games.import_game(json.loads(json.dumps(games.export(game_id))))
+    assert [p.secret for p in games.get(copy).players] == [new[0], new[1], new[2]]
+    plain = games.create_game("fifth-avenue", PLAYERS, seed=45)
+    assert [p.secret for p in games.get(plain).players] == ["", "", ""]
