@@ -87,14 +87,16 @@ class Inbox:
         text = to_unicode(raw) if raw else ""
         return text.partition(":")[2].strip()
 
-    def move(self, uid: int, folder: str) -> None:
-        if self.imap.has_capability("MOVE"):
-            self.imap.move([uid], folder)
+    def move(self, uids: list[int], folder: str) -> None:
+        if not uids:
             return
-        self.imap.copy([uid], folder)
-        self.imap.add_flags([uid], [b"\\Deleted"])
+        if self.imap.has_capability("MOVE"):
+            self.imap.move(uids, folder)
+            return
+        self.imap.copy(uids, folder)
+        self.imap.add_flags(uids, [b"\\Deleted"])
         if self.imap.has_capability("UIDPLUS"):
-            self.imap.uid_expunge([uid])
+            self.imap.uid_expunge(uids)
         else:
             self.imap.expunge()
 

@@ -16,6 +16,7 @@ import hmac
 import textwrap
 from datetime import timedelta
 from dataclasses import asdict, dataclass, field, replace
+from email.message import EmailMessage
 from typing import Any
 
 from ..games import get_game
@@ -91,13 +92,15 @@ class MailCommands:
 
     # ------------------------------------------------------------------ the one entry point
 
-    def handle(self, raw: bytes, *, dry_run: bool = False, inbound: InboundMail | None = None) -> MailReport:
+    def handle(self, raw: bytes, *, dry_run: bool = False, inbound: InboundMail | None = None,
+               parsed: EmailMessage | None = None) -> MailReport:
         """Process one mail; with ``dry_run`` say what would happen and change nothing.
 
         ``inbound`` (the mail worker's record of this mail) is stored in the same transaction as
-        the mail's effects: the game change or the reply.
+        the mail's effects: the game change or the reply. ``parsed`` is ``raw`` already read, when the
+        caller has it.
         """
-        msg = read_message(raw)
+        msg = parsed if parsed is not None else read_message(raw)
         report = MailReport(sender=sender(msg), message_id=message_id(msg), subject=subject(msg), text=extract_text(msg))
         self._inbound = inbound
         if inbound is not None:

@@ -12,7 +12,6 @@ pass goes on.
 
 from __future__ import annotations
 
-import asyncio
 import socket
 import time
 import traceback
@@ -24,18 +23,20 @@ from sqlalchemy import Engine
 
 from .. import crashpoints
 from ..adapters.imap_inbox import Inbox
-from ..adapters.outbox_sender import SendReport, send_pending
+from ..adapters.outbox_sender import SendReport
 from ..config import MailConfig
 from ..mail.message import automatic_reason, message_id, sender
 from ..mail.text import read_message
 from ..store.models import InboundMail, utcnow
 from .games import GameService
 from .mail_commands import MailCommands
+from .relay import OutboxRelay, merge
 
 from imapclient.exceptions import IMAPClientError
 
 KEPT = ("applied", "info")  # outcomes whose mail goes to the processed folder; the rest to rejected
 RATE_LIMIT = 60  # mails per sender and hour that applied nothing; more are recorded and not processed
+MOVE_BATCH = 50  # committed mails moved out of the mailbox in one IMAP command
 RECONNECT_ERRORS = (IMAPClientError, OSError, socket.timeout, EOFError)
 
 
@@ -57,19 +58,33 @@ class MailWorker:
         self.log = log
         self.rate_limit = rate_limit
         self.games = GameService(engine, clock=clock, mail_domain=mail_domain or mail.game_address.split("@")[-1])
-        self.send_each = True  # send what a mail caused right after it: a player's answer does not wait for a batch
         self.commands = MailCommands(self.games)
+        self.relay = OutboxRelay(engine, mail, clock=clock, log=log, interval=mail.poll_interval)
 
     def run_once(self) -> PassReport:
+        """One pass, every step in this thread: each mail is answered before the next is read."""
         report = PassReport()
-        with Inbox(self.mail.imap) as inbox:
-            self.read_inbox(inbox, report)
-        self._merge(report.sent, self.send_outbox())
+        try:
+            with Inbox(self.mail.imap) as inbox:
+                self.read_inbox(inbox, report)
+            merge(report.sent, self.relay.send_now())
+        finally:
+            self.relay.close()
         return report
 
     def run_forever(self, stop: Callable[[], bool], *, renew: float = 240.0) -> None:
         """Serve the mailbox until ``stop()``: IDLE between passes (renewed every few minutes), reconnecting
-        with backoff when the server or the connection fails. The current mail is always finished."""
+        with backoff when the server or the connection fails. The current mail is always finished.
+
+        The outbox relay's thread sends meanwhile: what a mail caused goes out while the next one is read."""
+        self.relay.start()
+        try:
+            self._serve(stop, renew)
+        finally:
+            self.relay.stop()
+            self._log_sent(self.relay.take_report())
+
+    def _serve(self, stop: Callable[[], bool], renew: float) -> None:
         delay = 1.0
         while not stop():
             try:
@@ -79,10 +94,7 @@ class MailWorker:
                     while not stop():
                         report = PassReport()
                         self.read_inbox(inbox, report, stop)
-                        self._merge(report.sent, self.send_outbox())
-                        if report.sent.sent or report.sent.failed:
-                            self.log(f"sent {len(report.sent.sent)} mail(s), {len(report.sent.retry)} to retry, "
-                                     f"{len(report.sent.failed)} failed")
+                        self._log_sent(self.relay.take_report())
                         if report.processed:
                             continue  # mail that came during the pass was announced then, not to the IDLE to come
                         inbox.wait(min(self.mail.poll_interval, renew), stop)
@@ -93,20 +105,29 @@ class MailWorker:
                     time.sleep(0.2)
                 delay = min(delay * 2, 300.0)
 
+    def _log_sent(self, sent: SendReport) -> None:
+        if sent.sent or sent.failed:
+            self.log(f"sent {len(sent.sent)} mail(s), {len(sent.retry)} to retry, {len(sent.failed)} failed")
+
     def read_inbox(self, inbox: Inbox, report: PassReport, stop: Callable[[], bool] = lambda: False) -> None:
+        """Process every mail in the mailbox, each in its own transaction; the committed ones are moved out
+        together (one MOVE per folder, at most MOVE_BATCH at a time), always after their commits."""
         for folder in (self.mail.processed_folder, self.mail.rejected_folder):
             inbox.ensure_folder(folder)
         box = inbox.open(self.mail.mailbox)
         last = self.games.last_uid(box.name, box.uidvalidity)
+        committed: dict[str, list[int]] = {}  # folder -> mails whose outcome is committed, still in the mailbox
         for uid in box.uids:
             if stop():
-                return  # what is left waits for the next start; the current mail was finished
+                break  # what is left waits for the next start; the current mail was finished
+            if sum(map(len, committed.values())) >= MOVE_BATCH:
+                self._move(inbox, committed)
             if uid <= last:
                 # Seen before under this UIDVALIDITY: processed, but the move did not happen.
                 mid = inbox.message_id(uid)
                 recorded = self.games.inbound_outcome(mid) if mid else None
                 if recorded is not None:
-                    inbox.move(uid, self.folder_for(recorded))
+                    committed.setdefault(self.folder_for(recorded), []).append(uid)
                     report.already_done.append(uid)
                     continue
             raw = inbox.fetch(uid)
@@ -119,17 +140,20 @@ class MailWorker:
                 report.already_done.append(uid)
             else:
                 report.processed.append((uid, who, outcome))
-            inbox.move(uid, folder)
-            crashpoints.reached("mail moved")
+            committed.setdefault(folder, []).append(uid)
             self.log(f"mail {uid} from {who or '(no sender)'}: {outcome}")
-            if self.send_each:
-                self._merge(report.sent, self.send_outbox())  # answer this mail before reading the next
+            if self.relay.running:
+                self.relay.wake()  # its thread sends the answers while we read the next mail
+            else:
+                merge(report.sent, self.relay.send_now())  # answer this mail before reading the next
+        self._move(inbox, committed)
 
     @staticmethod
-    def _merge(total: SendReport, more: SendReport) -> None:
-        total.sent += more.sent
-        total.retry += more.retry
-        total.failed += more.failed
+    def _move(inbox: Inbox, committed: dict[str, list[int]]) -> None:
+        for folder, uids in committed.items():
+            inbox.move(uids, folder)
+            crashpoints.reached("mails moved")
+        committed.clear()
 
     def process(self, raw: bytes, mailbox: str, uidvalidity: int, uid: int) -> tuple[str, str, str]:
         """Process one mail in one transaction; returns (folder, sender, outcome)."""
@@ -152,7 +176,7 @@ class MailWorker:
             self.games.queue_mail(None, "", "", inbound=inbound)
             return self.mail.rejected_folder, who, f"ignored ({reason})"
         try:
-            result = self.commands.handle(raw, inbound=inbound)
+            result = self.commands.handle(raw, inbound=inbound, parsed=msg)
         except Exception:  # a bug must not stop the worker: record it and set the mail aside for a human
             inbound.outcome, inbound.reason = "error", traceback.format_exc(limit=5)[-4000:]
             inbound.game_id = None
@@ -165,6 +189,3 @@ class MailWorker:
         """Where a mail goes once its outcome is committed: answered mail to the processed folder, the rest
         (refused, ignored, set aside) to the rejected one."""
         return self.mail.processed_folder if outcome in KEPT else self.mail.rejected_folder
-
-    def send_outbox(self) -> SendReport:
-        return asyncio.run(send_pending(self.engine, self.mail.smtp, self.mail.game_address, clock=self.clock))
