@@ -1,32 +1,45 @@
 """Mail benchmark over real servers: Dovecot (IMAP, LMTP) and aiosmtpd.
 
-Run: python bench/mail.py [--mails 100]   (needs dovecot: bash tests/install-servers.sh)
+Run: python bench/mail.py [--mails 100] [--paced 40] [--database URL]
+(needs dovecot: bash tests/install-servers.sh)
 
 Games of two players each; the first player of every game sends one command.
-The worker runs in IDLE mode (a thread running `MailWorker.run_forever`).
-Throughput: N mails APPENDed to the game mailbox at once; mails per second
-until the SMTP server has accepted every reply (a confirmation to the sender
-and the request to the next player, for each mail). Latency: mails APPENDed
-one at a time, a quarter of a second apart (players do not send in bursts);
-from each APPEND to the SMTP server accepting the last mail it caused; p50
-and p95. In the same run, the baseline: the same N mails fetched with
-imapclient and the same number of replies sent with aiosmtplib, with no game
-logic and no database, and the ratio of the two throughputs.
+The worker is the real thing: ``pbem worker`` in a process of its own, in IDLE
+mode, as deployed. The SMTP server delivering into Dovecot runs in this
+process and notes when it accepted each mail.
+
+- Throughput: N mails APPENDed to the game mailbox at once (for each, the
+  worker sends a confirmation to the sender and a request to the next
+  player); mails per second in the steady state, from the SMTP server
+  accepting the first mail's answers to its accepting the last one's.
+- Latency: mails APPENDed one at a time, a quarter of a second apart (players
+  do not send in bursts), from each APPEND to the SMTP server accepting the
+  last mail it caused; p50 and p95. Dovecot tells an IDLE client of new mail
+  about 0.5 s after it arrives (its notify delay), which is in every figure.
+- Baseline, in the same run: a process that fetches the same N mails with
+  imapclient and sends as many mails of the same size with aiosmtplib (the
+  answers pbem sent, readdressed), no game logic and no database; the ratio of
+  the two throughputs.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
+import signal
 import statistics
+import subprocess
+import sys
 import tempfile
-import threading
 import time
+from email import policy
 from email.message import EmailMessage
+from email.parser import BytesParser
 from email.utils import make_msgid
 from pathlib import Path
 
-import aiosmtplib
 from imapclient import IMAPClient
 
 from pbem.config import MailConfig, ServerConfig
@@ -36,6 +49,7 @@ from pbem.store.db import make_engine, upgrade
 from pbem.testing.mailservers import Dovecot, SmtpToLmtp
 
 GAME = "game@example.test"
+PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test")]
 
 
 def player_mail(sender: str, game_id: int, command: str) -> bytes:
@@ -53,102 +67,137 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def run_pbem(dovecot: Dovecot, smtp: SmtpToLmtp, mails: int, paced: int, folder: Path) -> tuple[float, list[float]]:
-    engine = make_engine(f"sqlite:///{folder / 'bench.sqlite3'}")
+def steady_rate(smtp: SmtpToLmtp, mails: int) -> float:
+    """Mails per second between the first mail's second answer and the last mail's, as the SMTP server saw it."""
+    first, last = smtp.messages[1].accepted_at, smtp.messages[2 * mails - 1].accepted_at
+    return (mails - 1) / (last - first)
+
+
+def wait_for(smtp: SmtpToLmtp, count: int, limit: float) -> None:
+    deadline = time.monotonic() + limit
+    while len(smtp.messages) < count and time.monotonic() < deadline:
+        time.sleep(0.002)
+    if len(smtp.messages) < count:
+        raise SystemExit(f"only {len(smtp.messages)} of {count} answers arrived")
+
+
+def run_pbem(dovecot: Dovecot, smtp: SmtpToLmtp, mails: int, paced: int, url: str, folder: Path
+             ) -> tuple[float, list[float]]:
+    engine = make_engine(url)
     upgrade(engine)
     games = GameService(engine, mail_domain="example.test")
-    config = MailConfig(imap=ServerConfig(dovecot.host, dovecot.imap_port, "plain", "game", "secret"),
-                        smtp=ServerConfig("127.0.0.1", smtp.port, "plain"), game_address=GAME, poll_interval=60)
     raw = []
     for i in range(mails + paced):
-        game_id = games.create_game("fifth-avenue", [("Ann", "ann@example.test"), ("Bob", "bob@example.test")],
-                                    seed=i)
+        game_id = games.create_game("fifth-avenue", PLAYERS, seed=i)
         (_, commands), = games.legal(game_id)[1].items()
-        raw.append(player_mail("ann@example.test", game_id, commands[0]))
-    worker = MailWorker(engine, config)
-    worker.run_once()  # the opening mails go out before the clock starts
-    smtp.messages.clear()
-    stop = threading.Event()
-    thread = threading.Thread(target=worker.run_forever, args=(stop.is_set,), daemon=True)
-    thread.start()
-    time.sleep(1.0)  # connected and in IDLE
-
-    def wait_for(count: int) -> None:
-        deadline = time.monotonic() + 60 + count
-        while len(smtp.messages) < count and time.monotonic() < deadline:
-            time.sleep(0.002)
-        if len(smtp.messages) < count:
-            raise SystemExit(f"only {len(smtp.messages)} of {count} replies arrived")
-
-    with IMAPClient(dovecot.host, port=dovecot.imap_port, ssl=False) as client:
-        client.login("game", "secret")
-        start = time.monotonic()
-        for message in raw[:mails]:
-            client.append("INBOX", message)
-        wait_for(2 * mails)  # a confirmation to Ann and a request to Bob per mail
-        rate = mails / (time.monotonic() - start)
-        latencies = []
-        for message in raw[mails:]:
-            time.sleep(0.25)
-            before = len(smtp.messages)
-            appended = time.monotonic()
-            client.append("INBOX", message)
-            wait_for(before + 2)
-            latencies.append(smtp.messages[before + 1].accepted_at - appended)
-    stop.set()
-    thread.join(timeout=30)
+        raw.append(player_mail(PLAYERS[0][1], game_id, commands[0]))
+    config = MailConfig(imap=ServerConfig(dovecot.host, dovecot.imap_port, "plain", "game", "secret"),
+                        smtp=ServerConfig("127.0.0.1", smtp.port, "plain"), game_address=GAME)
+    MailWorker(engine, config).run_once()  # the opening mails go out before the clock starts
     engine.dispose()
+    smtp.messages.clear()
+    env = dict(os.environ, PBEM_DATABASE_URL=url, PBEM_CONFIG=str(folder / "none.toml"),
+               PBEM_IMAP_HOST=dovecot.host, PBEM_IMAP_PORT=str(dovecot.imap_port), PBEM_IMAP_SECURITY="plain",
+               PBEM_IMAP_USER="game", PBEM_IMAP_PASSWORD="secret", PBEM_SMTP_HOST="127.0.0.1",
+               PBEM_SMTP_PORT=str(smtp.port), PBEM_SMTP_SECURITY="plain", PBEM_GAME_ADDRESS=GAME,
+               PBEM_POLL_INTERVAL="600")
+    worker = subprocess.Popen(["pbem", "worker"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        with IMAPClient(dovecot.host, port=dovecot.imap_port, ssl=False) as client:
+            client.login("game", "secret")
+            time.sleep(3.0)  # the worker has started, connected and gone into IDLE
+            client.multiappend("INBOX", raw[:mails])
+            wait_for(smtp, 2 * mails, 120 + mails)  # a confirmation to Ann and a request to Bob per mail
+            rate = steady_rate(smtp, mails)
+            latencies = []
+            for message in raw[mails:]:
+                time.sleep(0.25)
+                before = len(smtp.messages)
+                appended = time.monotonic()
+                client.append("INBOX", message)
+                wait_for(smtp, before + 2, 60)
+                latencies.append(smtp.messages[before + 1].accepted_at - appended)
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        output, _ = worker.communicate(timeout=60)
+    if worker.returncode != 0:
+        raise SystemExit(f"the worker failed:\n{output}")
     return rate, latencies
 
 
-def run_baseline(dovecot: Dovecot, smtp: SmtpToLmtp, mails: int) -> float:
-    raw = [player_mail("ann@example.test", i, "A") for i in range(mails)]
+def run_baseline(dovecot: Dovecot, smtp: SmtpToLmtp, mails: int, answers: list[bytes], folder: Path) -> float:
+    """The same N mails in the game's INBOX, then a client process that fetches them and sends 2N mails."""
+    raw = [player_mail(PLAYERS[0][1], i, "A") for i in range(mails)]
     with IMAPClient(dovecot.host, port=dovecot.imap_port, ssl=False) as client:
         client.login("game", "secret")
         client.select_folder("INBOX")
         client.delete_messages(client.search(["ALL"]))
         client.expunge()
-        for message in raw:
-            client.append("INBOX", message)
+        client.multiappend("INBOX", raw)
     smtp.messages.clear()
+    bodies = folder / "answers.json"
+    bodies.write_text(json.dumps([a.decode("utf-8", "replace") for a in answers[: 2 * mails]]))
+    done = subprocess.run([sys.executable, __file__, "--baseline-client", str(dovecot.imap_port), str(smtp.port),
+                           str(mails), str(bodies)], capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise SystemExit(f"the baseline client failed:\n{done.stderr}")
+    wait_for(smtp, 2 * mails, 60)
+    return steady_rate(smtp, mails)
 
-    async def send_all(bodies: list[bytes]) -> None:
-        async with aiosmtplib.SMTP(hostname="127.0.0.1", port=smtp.port) as client:
-            for body in bodies:
-                for to in ("ann@example.test", "bob@example.test"):
-                    reply = EmailMessage()
-                    reply["From"], reply["To"], reply["Subject"] = GAME, to, "Re: bench"
-                    reply.set_content(body[:200].decode("ascii", "replace"))
-                    await client.send_message(reply)
 
-    start = time.monotonic()
-    with IMAPClient(dovecot.host, port=dovecot.imap_port, ssl=False) as client:
-        client.login("game", "secret")
-        client.select_folder("INBOX")
-        uids = client.search(["ALL"])
-        bodies = [client.fetch([uid], ["BODY.PEEK[]"])[uid][b"BODY[]"] for uid in uids]
-        asyncio.run(send_all(bodies))
-    return mails / (time.monotonic() - start)
+def baseline_client(imap_port: int, smtp_port: int, mails: int, bodies: Path) -> None:
+    """Fetch every mail of the INBOX one by one, and send two mails of the size pbem answers with for each."""
+    import aiosmtplib
+
+    answers = [BytesParser(policy=policy.default).parsebytes(text.encode()) for text in json.loads(bodies.read_text())]
+    for answer, to in zip(answers, [PLAYERS[n % 2][1] for n in range(len(answers))]):
+        del answer["To"]
+        answer["To"] = to
+
+    async def fetch_and_answer() -> None:
+        async with aiosmtplib.SMTP(hostname="127.0.0.1", port=smtp_port) as smtp:
+            with IMAPClient("127.0.0.1", port=imap_port, ssl=False) as imap:
+                imap.login("game", "secret")
+                imap.select_folder("INBOX")
+                uids = imap.search(["ALL"])
+                assert len(uids) == mails
+                for n, uid in enumerate(uids):
+                    imap.fetch([uid], ["BODY.PEEK[]"])
+                    for k in (2 * n, 2 * n + 1):
+                        await smtp.send_message(answers[k % len(answers)])
+
+    asyncio.run(fetch_and_answer())
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mails", type=int, default=100)
     parser.add_argument("--paced", type=int, default=40, help="mails sent one at a time for the latency")
+    parser.add_argument("--database", help="database URL (default: a new SQLite file)")
+    parser.add_argument("--baseline-client", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder, Dovecot(domain="example.test") as dovecot:
-        dovecot.start({"game": "secret", "ann": "secret", "bob": "secret"}) if not dovecot.running else None
+    if args.baseline_client:
+        imap_port, smtp_port, mails, bodies = args.baseline_client
+        baseline_client(int(imap_port), int(smtp_port), int(mails), Path(bodies))
+        return
+    with tempfile.TemporaryDirectory() as name, Dovecot(domain="example.test") as dovecot:
+        folder = Path(name)
+        dovecot.start({"game": "secret", "ann": "secret", "bob": "secret"})
         smtp = SmtpToLmtp(dovecot.host, dovecot.lmtp_port)
         smtp.start()
         try:
-            rate, latencies = run_pbem(dovecot, smtp, args.mails, args.paced, Path(folder))
-            baseline = run_baseline(dovecot, smtp, args.mails)
+            url = args.database or f"sqlite:///{folder / 'bench.sqlite3'}"
+            rate, latencies = run_pbem(dovecot, smtp, args.mails, args.paced, url, folder)
+            answers = [m.data for m in smtp.messages]
+            baseline = run_baseline(dovecot, smtp, args.mails, answers, folder)
         finally:
             smtp.stop()
-    print(f"mails: {args.mails} at once (throughput), {args.paced} one at a time (latency)")
+    size = statistics.mean(len(a) for a in answers)
+    print(f"mails: {args.mails} at once (throughput), {args.paced} one at a time (latency); "
+          f"database {url.split(':')[0]}; answers of {size / 1024:.1f} KiB on average")
     print(f"pbem:     {rate:7.1f} mails/s   latency p50 {statistics.median(latencies) * 1000:6.0f} ms   "
           f"p95 {percentile(latencies, 0.95) * 1000:6.0f} ms")
-    print(f"baseline: {baseline:7.1f} mails/s   (fetch + the same number of replies, no game logic)")
+    print(f"baseline: {baseline:7.1f} mails/s   (fetch + the same number of answers of the same size, no game logic)")
     print(f"ratio (baseline / pbem throughput): {baseline / rate:.2f}")
 
 
