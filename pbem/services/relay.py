@@ -58,6 +58,11 @@ class OutboxRelay:
     def running(self) -> bool:
         return self._thread is not None
 
+    @property
+    def connected(self) -> bool:
+        """Whether an SMTP connection is open."""
+        return self._connection is not None and self._connection.connected
+
     # ------------------------------------------------------------------ in the caller's thread
 
     def send_now(self) -> SendReport:

@@ -1,0 +1,60 @@
+"""The outbox relay's thread against a real SMTP server: it sends when woken, drains, and stops cleanly."""
+
+from __future__ import annotations
+
+import time
+
+from pbem.config import MailConfig, ServerConfig
+from pbem.services.games import GameService
+from pbem.services.relay import OutboxRelay
+from pbem.store.models import utcnow
+
+PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test")]
+
+
+def _relay(db_engine, smtp_server, **options) -> OutboxRelay:
+    smtp = ServerConfig("127.0.0.1", smtp_server.port, "plain")
+    mail = MailConfig(imap=smtp, smtp=smtp, game_address="game@example.test")
+    return OutboxRelay(db_engine, mail, clock=utcnow, **options)
+
+
+def test_the_relay_sends_what_is_queued_while_it_runs(db_engine, smtp_server, mailboxes) -> None:
+    games = GameService(db_engine)
+    games.create_game("fifth-avenue", PLAYERS, seed=1)
+    relay = _relay(db_engine, smtp_server, interval=600)
+    relay.start()
+    try:
+        assert relay.drain(10)  # what was queued before it started
+        assert len(relay.take_report().sent) == 2
+        games.create_game("fifth-avenue", PLAYERS, seed=2)
+        relay.wake()
+        deadline = time.monotonic() + 10
+        while len(smtp_server.messages) < 4 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(smtp_server.messages) == 4  # woken, not after the 600 s interval
+    finally:
+        relay.stop()
+    assert not relay.running
+    assert len(mailboxes.wait_for("ann", 2)) == 2
+
+
+def test_stopping_sends_what_is_due_first(db_engine, smtp_server, mailboxes) -> None:
+    relay = _relay(db_engine, smtp_server, interval=600)
+    relay.start()
+    GameService(db_engine).create_game("fifth-avenue", PLAYERS, seed=3)  # queued, nobody wakes the relay
+    relay.stop()
+    assert len(relay.take_report().sent) == 2 and len(smtp_server.messages) == 2
+
+
+def test_an_idle_relay_closes_its_connection(db_engine, smtp_server, mailboxes) -> None:
+    GameService(db_engine).create_game("fifth-avenue", PLAYERS, seed=4)
+    relay = _relay(db_engine, smtp_server, interval=600, idle=0.3)
+    relay.start()
+    try:
+        assert relay.drain(10)
+        deadline = time.monotonic() + 10
+        while relay.connected and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not relay.connected  # no SMTP connection held while nothing happens
+    finally:
+        relay.stop()
