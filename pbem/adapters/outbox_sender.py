@@ -12,6 +12,8 @@ the lease runs out and the mail is sent again.
 from __future__ import annotations
 
 import asyncio
+from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from email.charset import QP, Charset
@@ -159,57 +161,64 @@ class SmtpConnection:
 
 async def send_pending(
     engine: Engine, smtp: ServerConfig, sender: str, *, clock: Callable[[], datetime] = utcnow,
-    limit: int = 50, timeout: float = 30, connection: SmtpConnection | None = None,
+    limit: int = 50, timeout: float = 30, connections: Sequence[SmtpConnection] = (),
 ) -> SendReport:
     """Send every due mail once, ``limit`` claimed at a time; temporary failures are retried later with backoff.
 
-    Over ``connection`` when given (it stays open for the caller's next call), else over a connection of
-    its own, closed at the end."""
+    Over ``connections`` when given, side by side (they stay open for the caller's next call); else over one
+    connection of its own, closed at the end."""
     report = SendReport()
-    own = connection is None
-    connection = connection or SmtpConnection(smtp, timeout)
+    own = not connections
+    connections = connections or [SmtpConnection(smtp, timeout)]
     try:
         while True:
             mails = claim(engine, clock(), limit)
             if mails:
                 crashpoints.reached("outbox claimed")
-            reachable = await _send_claimed(engine, connection, sender, mails, report, clock) if mails else True
+            reachable = await _send_claimed(engine, connections, sender, mails, report, clock) if mails else True
             if len(mails) < limit or not reachable:
                 return report
     finally:
         if own:
-            await connection.close()
+            await connections[0].close()
 
 
 async def _send_claimed(
-    engine: Engine, connection: SmtpConnection, sender: str, mails: list[OutboxMail], report: SendReport,
-    clock: Callable[[], datetime],
+    engine: Engine, connections: Sequence[SmtpConnection], sender: str, mails: list[OutboxMail],
+    report: SendReport, clock: Callable[[], datetime],
 ) -> bool:
-    """Send the claimed mails; False when the server could not be reached (the mails not tried yet wait for
-    the next attempt instead of each waiting for its own connection timeout)."""
-    for position, mail in enumerate(mails):
-        was_connected = connection.connected
-        try:
-            await connection.send(build_message(mail, sender), sender, [mail.recipient])
-        except aiosmtplib.SMTPRecipientsRefused as exc:
-            errors = [e for e in exc.recipients]
-            permanent = all(e.code >= 500 for e in errors)
-            _settle(engine, mail, report, clock(), permanent, "; ".join(f"{e.code} {e.message}" for e in errors))
-        except aiosmtplib.SMTPResponseException as exc:
-            _settle(engine, mail, report, clock(), exc.code >= 500, f"{exc.code} {exc.message}")
-        except TEMPORARY as exc:
-            error = f"{type(exc).__name__}: {exc}"
-            if not was_connected and not connection.connected:  # the server is down or unreachable
-                for waiting in mails[position:]:
-                    _settle(engine, waiting, report, clock(), False, error)
-                return False
-            _settle(engine, mail, report, clock(), False, error)
-        else:
-            crashpoints.reached("mail accepted by SMTP, not marked sent")  # the one window for a double send
-            _finish(engine, mail.id, status=OutboxStatus.SENT, sent_at=clock(), last_error="")
-            crashpoints.reached("mail marked sent")
-            report.sent.append(mail.id)
-    return True
+    """Send the claimed mails, each connection taking the next; False when the server could not be reached
+    (the mails not tried yet wait for the next attempt instead of each waiting for its own timeout)."""
+    waiting = deque(mails)
+    unreachable: list[str] = []
+
+    async def deliver(connection: SmtpConnection) -> None:
+        while waiting and not unreachable:
+            mail = waiting.popleft()
+            was_connected = connection.connected
+            try:
+                await connection.send(build_message(mail, sender), sender, [mail.recipient])
+            except aiosmtplib.SMTPRecipientsRefused as exc:
+                errors = [e for e in exc.recipients]
+                permanent = all(e.code >= 500 for e in errors)
+                _settle(engine, mail, report, clock(), permanent, "; ".join(f"{e.code} {e.message}" for e in errors))
+            except aiosmtplib.SMTPResponseException as exc:
+                _settle(engine, mail, report, clock(), exc.code >= 500, f"{exc.code} {exc.message}")
+            except TEMPORARY as exc:
+                error = f"{type(exc).__name__}: {exc}"
+                _settle(engine, mail, report, clock(), False, error)
+                if not was_connected and not connection.connected:  # the server is down or unreachable
+                    unreachable.append(error)
+            else:
+                crashpoints.reached("mail accepted by SMTP, not marked sent")  # the one window for a double send
+                _finish(engine, mail.id, status=OutboxStatus.SENT, sent_at=clock(), last_error="")
+                crashpoints.reached("mail marked sent")
+                report.sent.append(mail.id)
+
+    await asyncio.gather(*(deliver(connection) for connection in connections[: len(mails)]))
+    for mail in waiting:
+        _settle(engine, mail, report, clock(), False, unreachable[0])
+    return not unreachable
 
 
 def _settle(engine: Engine, mail: OutboxMail, report: SendReport, now: datetime, permanent: bool, error: str) -> None:

@@ -9,8 +9,10 @@ next mail. Sending and applying then overlap, as Mailman's incoming and
 outgoing runners do: a burst of mail is answered at the pace of the slower
 of the two, not of both added up.
 
-Either way the SMTP connection is opened by the first mail to send, kept
-while mail keeps coming, and closed after ``idle`` seconds without any.
+Either way the SMTP connections are opened by the first mail to send, kept
+while mail keeps coming, and closed after ``idle`` seconds without any. The
+thread keeps ``parallel`` of them busy side by side, because an SMTP server
+answers a mail only once it has delivered it; ``send_now()`` uses one.
 Rows are claimed in the database (``outbox_sender.claim``), so the relay, a
 ``--once`` run and other workers never send one row twice.
 """
@@ -38,15 +40,17 @@ def merge(total: SendReport, more: SendReport) -> None:
 
 class OutboxRelay:
     def __init__(self, engine: Engine, mail: MailConfig, *, clock: Callable[[], datetime],
-                 log: Callable[[str], None] = lambda line: None, interval: float = 60.0, idle: float = 10.0) -> None:
+                 log: Callable[[str], None] = lambda line: None, interval: float = 60.0, idle: float = 10.0,
+                 parallel: int = 3) -> None:
         self.engine = engine
         self.mail = mail
         self.clock = clock
         self.log = log
         self.interval = interval
         self.idle = idle
+        self.parallel = parallel
         self._runner: asyncio.Runner | None = None
-        self._connection: SmtpConnection | None = None
+        self._connections: list[SmtpConnection] = []
         self._thread: threading.Thread | None = None
         self._changed = threading.Condition()
         self._asked = 0  # wake() calls so far
@@ -61,7 +65,7 @@ class OutboxRelay:
     @property
     def connected(self) -> bool:
         """Whether an SMTP connection is open."""
-        return self._connection is not None and self._connection.connected
+        return any(connection.connected for connection in self._connections)
 
     # ------------------------------------------------------------------ in the caller's thread
 
@@ -72,10 +76,10 @@ class OutboxRelay:
 
     def close(self) -> None:
         """Close the SMTP connection (it opens again when there is mail to send)."""
-        runner, connection, self._runner, self._connection = self._runner, self._connection, None, None
+        runner, connections, self._runner, self._connections = self._runner, self._connections, None, []
         if runner is not None:
             try:
-                if connection is not None:
+                for connection in connections:
                     runner.run(connection.close())
             finally:
                 runner.close()
@@ -124,7 +128,7 @@ class OutboxRelay:
             while True:
                 with self._changed:
                     self._changed.wait_for(lambda: self._asked > self._served or self._stopping,
-                                           min(self.interval, self.idle) if self._connection else self.interval)
+                                           min(self.interval, self.idle) if self._connections else self.interval)
                     if self._stopping:
                         return
                     began = self._asked
@@ -150,6 +154,9 @@ class OutboxRelay:
     def _send(self) -> SendReport:
         if self._runner is None:
             self._runner = asyncio.Runner()
-            self._connection = SmtpConnection(self.mail.smtp)
+            # The thread keeps several connections busy at once (a server delivers each mail before it
+            # answers); send_now() keeps one, so a --once pass stays one sequence of steps.
+            count = self.parallel if self.running else 1
+            self._connections = [SmtpConnection(self.mail.smtp) for _ in range(count)]
         return self._runner.run(send_pending(self.engine, self.mail.smtp, self.mail.game_address, clock=self.clock,
-                                             connection=self._connection))
+                                             connections=self._connections))

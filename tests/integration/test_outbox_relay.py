@@ -58,3 +58,37 @@ def test_an_idle_relay_closes_its_connection(db_engine, smtp_server, mailboxes) 
         assert not relay.connected  # no SMTP connection held while nothing happens
     finally:
         relay.stop()
+
+
+def test_several_connections_send_every_mail_once(db_engine, smtp_server, mailboxes) -> None:
+    games = GameService(db_engine)
+    for seed in range(10):
+        games.create_game("fifth-avenue", PLAYERS, seed=seed)
+    relay = _relay(db_engine, smtp_server, interval=600, parallel=3)
+    relay.start()
+    try:
+        assert relay.drain(30)
+    finally:
+        relay.stop()
+    ids = [m.data.split(b"Message-ID: ", 1)[1].split(b"\n", 1)[0] for m in smtp_server.messages]
+    assert len(relay.take_report().sent) == 20 and len(ids) == 20 and len(set(ids)) == 20
+
+
+def test_several_connections_to_a_server_that_is_down_leave_every_mail_queued(db_engine, smtp_server, mailboxes) -> None:
+    from sqlmodel import Session, select
+
+    from pbem.store.models import OutboxMail
+
+    games = GameService(db_engine)
+    for seed in range(3):
+        games.create_game("fifth-avenue", PLAYERS, seed=seed)
+    smtp_server.down()
+    relay = _relay(db_engine, smtp_server, interval=600, parallel=3)
+    relay.start()
+    try:
+        assert relay.drain(30)
+    finally:
+        relay.stop()
+    assert len(relay.take_report().retry) == 6
+    with Session(db_engine) as s:
+        assert {m.status for m in s.exec(select(OutboxMail)).all()} == {"queued"}
