@@ -98,6 +98,7 @@ class GameInfo:
     updated_at: datetime
     state: Any = None  # the engine state, when loaded
     last_seq: int = 0
+    replayed: int = 0  # commands played on top of the latest snapshot when it was loaded
 
     def email_of(self, seat: int) -> str:
         return next(p.email for p in self.players if p.seat == seat)
@@ -436,8 +437,7 @@ class GameService:
                 game.status = GameStatus.FINISHED
             game.updated_at = now
             s.add(game)
-            s.flush()  # the new events count among the commands since the last snapshot
-            if state.is_terminal() or self._commands_since_snapshot(s, game.id) >= self.snapshot_every:
+            if state.is_terminal() or info.replayed + len(commands) >= self.snapshot_every:
                 s.add(Snapshot(game_id=game.id, seq=seq, state=state.to_json(), created_at=now))
             info.last_seq = seq
             info.status = game.status
@@ -726,12 +726,6 @@ class GameService:
     def _last_seq(s: Session, game_id: int) -> int:
         return s.exec(select(func.max(Event.seq)).where(Event.game_id == game_id)).one() or 0
 
-    @staticmethod
-    def _commands_since_snapshot(s: Session, game_id: int) -> int:
-        last_snapshot = s.exec(select(func.max(Snapshot.seq)).where(Snapshot.game_id == game_id)).one() or 0
-        return s.exec(select(func.count()).select_from(Event).where(
-            Event.game_id == game_id, Event.seq > last_snapshot, Event.kind == "command")).one()
-
     def _seat_of(self, info: GameInfo, email: str) -> int:
         wanted = email.strip().lower()
         for p in info.players:
@@ -764,7 +758,9 @@ class GameService:
             if event.kind == "command":
                 state.apply_command(event.seat, event.data["command"])
         last_seq = later[-1].seq if later else snapshot.seq
-        return self._info(game, self._seats(s, game.id), state, last_seq)
+        info = self._info(game, self._seats(s, game.id), state, last_seq)
+        info.replayed = sum(1 for event in later if event.kind == "command")
+        return info
 
     @staticmethod
     def _replay(kind: str, seed: int, settings: dict[str, Any], players: int, commands: list[tuple[int, int, str]]) -> Any:
