@@ -59,3 +59,33 @@ def test_two_processes_submitting_at_once_are_serialised(database_url: str) -> N
     for h in commands:
         replay.apply_command(h.seat, h.data["command"])
     assert service.get(game_id).state.to_json() == replay.to_json()
+
+
+def _claimer(url: str, barrier, results) -> None:  # type: ignore[no-untyped-def]
+    from pbem.adapters.outbox_sender import claim
+    from pbem.store.models import utcnow
+
+    engine = make_engine(url)
+    taken: list[int] = []
+    barrier.wait()
+    while batch := claim(engine, utcnow(), limit=3):
+        taken += [mail.id for mail in batch]
+    results.put(taken)
+
+
+def test_several_workers_claiming_the_outbox_never_take_one_mail_twice(database_url: str) -> None:
+    service = GameService(make_engine(database_url))
+    for seed in range(20):
+        service.create_game("fifth-avenue", [("Ann", "ann@example.org"), ("Bob", "bob@example.org")], seed=seed)
+    ctx = mp.get_context("spawn")
+    barrier = ctx.Barrier(3)
+    results = ctx.Queue()
+    workers = [ctx.Process(target=_claimer, args=(database_url, barrier, results)) for _ in range(3)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=120)
+        assert w.exitcode == 0, "a claimer crashed (see its traceback above)"
+    taken = [results.get(timeout=5) for _ in workers]
+    every = [mail for batch in taken for mail in batch]
+    assert sorted(every) == list(range(1, 41))  # each of the 40 opening mails claimed exactly once
