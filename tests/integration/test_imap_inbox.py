@@ -44,3 +44,31 @@ def test_mail_during_idle_wakes_the_wait_and_nothing_lets_it_run_out(dovecot, ma
         assert inbox.wait(30) is True
         assert time.monotonic() - started < 10
         timer.join()
+
+
+class _NoIdleServer:
+    """An IMAP connection to a server without IDLE (a fake: Dovecot always offers it)."""
+
+    def __init__(self) -> None:
+        self.idled = False
+
+    def noop(self):
+        return b"NOOP completed", []
+
+    def has_capability(self, name: str) -> bool:
+        return name != "IDLE"
+
+    def idle(self) -> None:
+        self.idled = True
+
+
+def test_without_idle_the_wait_is_a_poll() -> None:
+    inbox = Inbox(ServerConfig("127.0.0.1", 143, "plain"))
+    inbox.client = server = _NoIdleServer()  # type: ignore[assignment]
+    started = time.monotonic()
+    assert inbox.wait(0.5, chunk=0.1) is True  # the poll interval ran out: look again
+    assert 0.5 <= time.monotonic() - started < 3 and not server.idled
+    stop_at = time.monotonic() + 0.2
+    started = time.monotonic()
+    inbox.wait(30, lambda: time.monotonic() > stop_at, chunk=0.1)
+    assert time.monotonic() - started < 3  # a stop request is seen within a chunk
