@@ -35,19 +35,24 @@ def _worker(url: str, game_id: int, barrier, results) -> None:  # type: ignore[n
     results.put((applied, refused))
 
 
+def run_at_once(target, count: int, *args) -> list:  # type: ignore[no-untyped-def]
+    """Start ``count`` real processes running ``target(*args, barrier, results)`` together; their results."""
+    ctx = mp.get_context("spawn")
+    barrier = ctx.Barrier(count)
+    results = ctx.Queue()
+    processes = [ctx.Process(target=target, args=(*args, barrier, results)) for _ in range(count)]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(timeout=120)
+        assert process.exitcode == 0, "a process crashed (see its traceback above)"
+    return [results.get(timeout=5) for _ in processes]
+
+
 def test_two_processes_submitting_at_once_are_serialised(database_url: str) -> None:
     service = GameService(make_engine(database_url))
     game_id = service.create_game("fifth-avenue", [("Ann", "ann@example.org"), ("Bob", "bob@example.org")], seed=21)
-    ctx = mp.get_context("spawn")
-    barrier = ctx.Barrier(2)
-    results = ctx.Queue()
-    workers = [ctx.Process(target=_worker, args=(database_url, game_id, barrier, results)) for _ in range(2)]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join(timeout=120)
-        assert w.exitcode == 0, "a worker crashed (see its traceback above)"
-    outcomes = [results.get(timeout=5) for _ in workers]
+    outcomes = run_at_once(_worker, 2, database_url, game_id)
     applied = sum(a for a, _ in outcomes)
     assert applied >= ROUNDS  # both made progress between them
 
@@ -77,15 +82,6 @@ def test_several_workers_claiming_the_outbox_never_take_one_mail_twice(database_
     service = GameService(make_engine(database_url))
     for seed in range(20):
         service.create_game("fifth-avenue", [("Ann", "ann@example.org"), ("Bob", "bob@example.org")], seed=seed)
-    ctx = mp.get_context("spawn")
-    barrier = ctx.Barrier(3)
-    results = ctx.Queue()
-    workers = [ctx.Process(target=_claimer, args=(database_url, barrier, results)) for _ in range(3)]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join(timeout=120)
-        assert w.exitcode == 0, "a claimer crashed (see its traceback above)"
-    taken = [results.get(timeout=5) for _ in workers]
+    taken = run_at_once(_claimer, 3, database_url)
     every = [mail for batch in taken for mail in batch]
     assert sorted(every) == list(range(1, 41))  # each of the 40 opening mails claimed exactly once

@@ -18,6 +18,17 @@ def _relay(db_engine, smtp_server, **options) -> OutboxRelay:
     return OutboxRelay(db_engine, mail, clock=utcnow, **options)
 
 
+def _drained(db_engine, smtp_server) -> OutboxRelay:
+    """A relay of three connections started, drained and stopped: what one round of it did."""
+    relay = _relay(db_engine, smtp_server, interval=600, parallel=3)
+    relay.start()
+    try:
+        assert relay.drain(30)
+    finally:
+        relay.stop()
+    return relay
+
+
 def test_the_relay_sends_what_is_queued_while_it_runs(db_engine, smtp_server, mailboxes) -> None:
     games = GameService(db_engine)
     games.create_game("fifth-avenue", PLAYERS, seed=1)
@@ -64,12 +75,7 @@ def test_several_connections_send_every_mail_once(db_engine, smtp_server, mailbo
     games = GameService(db_engine)
     for seed in range(10):
         games.create_game("fifth-avenue", PLAYERS, seed=seed)
-    relay = _relay(db_engine, smtp_server, interval=600, parallel=3)
-    relay.start()
-    try:
-        assert relay.drain(30)
-    finally:
-        relay.stop()
+    relay = _drained(db_engine, smtp_server)
     ids = [m.data.split(b"Message-ID: ", 1)[1].split(b"\n", 1)[0] for m in smtp_server.messages]
     assert len(relay.take_report().sent) == 20 and len(ids) == 20 and len(set(ids)) == 20
 
@@ -83,12 +89,7 @@ def test_several_connections_to_a_server_that_is_down_leave_every_mail_queued(db
     for seed in range(3):
         games.create_game("fifth-avenue", PLAYERS, seed=seed)
     smtp_server.down()
-    relay = _relay(db_engine, smtp_server, interval=600, parallel=3)
-    relay.start()
-    try:
-        assert relay.drain(30)
-    finally:
-        relay.stop()
+    relay = _drained(db_engine, smtp_server)
     assert len(relay.take_report().retry) == 6
     with Session(db_engine) as s:
         assert {m.status for m in s.exec(select(OutboxMail)).all()} == {"queued"}
