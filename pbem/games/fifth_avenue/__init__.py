@@ -10,6 +10,7 @@ from .actions import split_commands
 from .guide import decision_notes, owed_this_turn
 from .rules import new_game
 from .state import TERMINAL, State
+from .timeouts import decision_kind, timeout_command
 
 NAME = "fifth-avenue"
 # First words that make a line a command (everything else in a mail is chatter).
@@ -19,4 +20,7 @@ COMMAND_WORDS = frozenset(
 TITLE = "Fifth Avenue"
 PLAYERS = (2, 3, 4)
 
-__all__ = ["COMMAND_WORDS", "NAME", "decision_notes", "owed_this_turn", "PLAYERS", "TERMINAL", "TITLE", "State", "new_game", "split_commands"]
+__all__ = [
+    "COMMAND_WORDS", "NAME", "decision_kind", "decision_notes", "owed_this_turn", "PLAYERS", "TERMINAL", "TITLE",
+    "State", "new_game", "split_commands", "timeout_command",
+]
