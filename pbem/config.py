@@ -31,6 +31,7 @@ environment (``PBEM_IMAP_HOST``, ``PBEM_SMTP_PASSWORD``, ...)::
 
     [worker]
     poll_interval = 60
+    outage_gap = "1h"         # longer without a look at the deadlines: they move instead of all firing
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
+
+from .timespans import TimingError, parse_duration
 
 APP = "pbem"
 
@@ -82,7 +85,8 @@ class MailConfig:
     processed_folder: str = "pbem-processed"
     rejected_folder: str = "pbem-rejected"
     poll_interval: float = 60.0
-    moderator: str = ""
+    moderator: str = ""  # receives timeouts, bounces, mails that could not be sent, refused impersonations
+    outage_gap: float = 3600.0  # seconds
 
     def problems(self) -> list[str]:
         found = self.imap.problems("imap") + self.smtp.problems("smtp")
@@ -190,6 +194,12 @@ def _mail_config(data: dict[str, Any], path: Path) -> MailConfig | None:
         poll = float(_setting(worker, "poll_interval", "PBEM_POLL_INTERVAL", 60))
     except ValueError as exc:
         raise ConfigError("worker.poll_interval must be a number of seconds") from exc
+    gap = _setting(worker, "outage_gap", "PBEM_OUTAGE_GAP", 3600)
+    try:
+        outage_gap = float(gap) if isinstance(gap, (int, float)) or str(gap).strip().isdigit() else float(
+            parse_duration(str(gap), "worker.outage_gap"))
+    except TimingError as exc:
+        raise ConfigError(str(exc)) from exc
     config = MailConfig(
         imap=imap,
         smtp=smtp,
@@ -198,6 +208,7 @@ def _mail_config(data: dict[str, Any], path: Path) -> MailConfig | None:
         processed_folder=str(imap_section.get("processed_folder", "pbem-processed")),
         rejected_folder=str(imap_section.get("rejected_folder", "pbem-rejected")),
         poll_interval=poll,
+        outage_gap=outage_gap,
         moderator=str(_setting(game, "moderator", "PBEM_MODERATOR", "")).strip().lower(),
     )
     problems = config.problems()

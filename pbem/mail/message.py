@@ -64,6 +64,11 @@ def references(msg: EmailMessage) -> list[str]:
 _ROBOT_SENDERS = re.compile(r"^(mailer-daemon|postmaster|nobody|no-?reply|bounces?)(@|$)|-request@|^owner-", re.I)
 
 
+def is_bounce(reason: str) -> bool:
+    """Whether ``automatic_reason`` said the mail is a delivery report (not an auto-reply or a list's mail)."""
+    return reason.startswith(("multipart/report", "null return path", "sent by mailer-daemon", "sent by postmaster"))
+
+
 def automatic_reason(msg: EmailMessage, own_addresses: tuple[str, ...] = ()) -> str | None:
     """Why this mail must not be answered (RFC 3834 and common practice), or None for a person's mail."""
     auto = _header(msg, "Auto-Submitted").strip().lower()

@@ -28,5 +28,9 @@ def render_notice(subject: str, context: dict[str, Any]) -> tuple[str, str]:
     while lines and not lines[-1]:
         lines.pop()
     text = "\n".join(lines) + "\n"
-    html = _html_environment().get_template("mail/notice.html.j2").render(subject=subject, text=text)
-    return text, html
+    return text, html_part(subject, text)
+
+
+def html_part(subject: str, text: str) -> str:
+    """The HTML part of a mail whose text is ``text``: the same text, in monospace, and nothing more."""
+    return _html_environment().get_template("mail/notice.html.j2").render(subject=subject, text=text)

@@ -12,8 +12,9 @@ from __future__ import annotations
 import functools
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Any, Callable, Iterable
+from contextlib import contextmanager
+from datetime import date, datetime, timedelta, timezone
+from typing import Any, Callable, Iterable, Iterator
 
 from sqlalchemy import Engine, func
 from sqlalchemy.exc import IntegrityError
@@ -21,9 +22,10 @@ from sqlmodel import Session, select
 
 from ..games import get_game
 from ..games.errors import CommandError
-from ..store.models import Event, Game, GameStatus, InboundMail, OutboxMail, Seat, Snapshot, utcnow
+from ..store.models import Absence, DecisionClock, Event, Game, GameStatus, InboundMail, OutboxMail, Seat, Snapshot, utcnow
 from ..store.uow import UnitOfWork
-from . import notices
+from . import deadlines, notices
+from .deadlines import Timing, TimingError
 
 EXPORT_FORMAT = "pbem-game"
 EXPORT_VERSION = 1
@@ -56,6 +58,10 @@ class GameNotActive(ServiceError):
 
 class BadRequest(ServiceError):
     pass
+
+
+class DecisionMoved(ServiceError):
+    """The game no longer waits for the decision a change was meant for."""
 
 
 class ImportFailed(ServiceError):
@@ -99,6 +105,8 @@ class GameInfo:
     state: Any = None  # the engine state, when loaded
     last_seq: int = 0
     replayed: int = 0  # commands played on top of the latest snapshot when it was loaded
+    timing: Timing = field(default_factory=Timing)
+    due_at: datetime | None = None  # when the decision now due must be made (set where it is known)
 
     def email_of(self, seat: int) -> str:
         return next(p.email for p in self.players if p.seat == seat)
@@ -169,6 +177,10 @@ def new_secret_word() -> str:
     return xkcd_password.generate_xkcdpassword(_secret_words(), numwords=2, delimiter="-")
 
 
+def _reason(reason: str) -> dict[str, str]:
+    return {"reason": reason} if reason else {}
+
+
 def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
@@ -221,7 +233,7 @@ class GameService:
 
     def create_game(
         self, kind: str, players: list[tuple[str, str]], *, seed: int | None = None, options: dict[str, Any] | None = None,
-        secret_words: bool = False,
+        secret_words: bool = False, timing: Timing | None = None,
     ) -> int:
         """Start a game; ``players`` are (name, email) in seat order. Returns the game number.
 
@@ -249,7 +261,8 @@ class GameService:
             s = uow.session
             game = Game(
                 kind=engine_module.NAME, variant="back-side" if options.get("back_side") else "standard",
-                seed=seed, status=GameStatus.ACTIVE, settings=options, created_at=now, updated_at=now,
+                seed=seed, status=GameStatus.ACTIVE, settings=options, timing=(timing or Timing()).to_dict(),
+                created_at=now, updated_at=now,
             )
             s.add(game)
             s.flush()
@@ -261,7 +274,8 @@ class GameService:
                         data={"seed": seed, "settings": options}, created_at=now))
             s.add(Snapshot(game_id=game.id, seq=1, state=state.to_json(), created_at=now))
             info = self._info(game, seats, state, 1)
-            s.add_all(notices.game_started(info, self._msgid, now, self.mail_domain))
+            deadlines.open_clock(s, game, info, now)
+            s.add_all(notices.game_started(info, self.new_message_id, now, self.mail_domain))
             uow.commit()
             return game.id
 
@@ -274,7 +288,12 @@ class GameService:
             query = select(Game).order_by(Game.id)
             if status:
                 query = query.where(Game.status == status)
-            return [self._load(uow.session, game) for game in uow.session.exec(query).all()]
+            due = {clock.game_id: deadlines.aware(clock.due_at) for clock in uow.session.exec(
+                select(DecisionClock).where(DecisionClock.closed_at.is_(None))).all()}
+            games = [self._load(uow.session, game) for game in uow.session.exec(query).all()]
+        for info in games:
+            info.due_at = due.get(info.id)
+        return games
 
     def get(self, game_id: int) -> GameInfo:
         with UnitOfWork(self.engine) as uow:
@@ -349,14 +368,15 @@ class GameService:
 
     def queue_mail(
         self, to: str | None, subject: str, body: str, *, game_id: int | None = None, in_reply_to: str | None = None,
-        inbound: InboundMail | None = None,
+        inbound: InboundMail | None = None, also: Iterable[OutboxMail] = (),
     ) -> str | None:
-        """Queue one mail (a reply to a player), and record the inbound mail it answers, in one transaction.
+        """Queue one mail (a reply to a player), and record the inbound mail it answers, in one transaction;
+        ``also``, more mails that belong to the same transaction (a word to the moderator).
 
         Returns the new mail's Message-ID (None when ``to`` is None: only the inbound record is stored).
         """
         now = self.clock()
-        message_id = self._msgid()
+        message_id = self.new_message_id()
         headers = {"Message-ID": message_id, "Auto-Submitted": "auto-replied" if in_reply_to else "auto-generated"}
         if game_id is not None:
             headers["X-Pbem-Game"] = str(game_id)
@@ -371,6 +391,7 @@ class GameService:
                 ))
             if inbound is not None:
                 uow.session.add(inbound)
+            uow.session.add_all(also)
             uow.commit()
         return message_id if to is not None else None
 
@@ -390,12 +411,16 @@ class GameService:
     def submit(
         self, game_id: int, email: str, text: str, *, source: str = "cli", by: str | None = None,
         dry_run: bool = False, sender_note: list[str] | None = None, inbound: InboundMail | None = None,
+        reason: str = "", decision: int | None = None,
     ) -> Submission:
         """Apply every command line of ``text`` for the player ``email``, all or nothing.
 
-        ``dry_run`` checks and applies in memory and then rolls back: what would happen, changing nothing.
-        ``sender_note`` is added to the mail the sender gets (for example the lines a mail had that were ignored).
-        ``inbound``, the record of the mail the commands came in, is stored in the same transaction.
+        ``by`` says who played for the player ("moderator", "deadline"), ``reason`` why (both go into the
+        history and the mails). ``decision``: only if the game still waits for that decision (the state's
+        move count), else DecisionMoved. ``dry_run`` checks and applies in memory and then rolls back: what
+        would happen, changing nothing. ``sender_note`` is added to the mail the sender gets (for example the
+        lines a mail had that were ignored). ``inbound``, the record of the mail the commands came in, is
+        stored in the same transaction.
         """
         lines = split_lines(text)
         if not lines:
@@ -405,6 +430,8 @@ class GameService:
             game = self._locked(uow, game_id)
             self._require_active(game)
             info = self._load(s, game)
+            if decision is not None and info.state.moves != decision:
+                raise DecisionMoved(f"game {game_id} no longer waits for decision {decision}")
             seat = self._seat_of(info, email)
             state = info.state
             now = self.clock()
@@ -430,6 +457,8 @@ class GameService:
                 data: dict[str, Any] = {"command": str(action), "effects": public}
                 if by:
                     data["by"] = by
+                if reason:
+                    data["reason"] = reason
                 s.add(Event(game_id=game.id, seq=seq, actor=info.email_of(seat), seat=seat, kind="command",
                             text=line, source=source, data=data, created_at=now))
                 commands.append(str(action))
@@ -441,8 +470,10 @@ class GameService:
                 s.add(Snapshot(game_id=game.id, seq=seq, state=state.to_json(), created_at=now))
             info.last_seq = seq
             info.status = game.status
-            s.add_all(notices.commands_applied(info, seat, commands, effects, private, self._msgid, now, sender_note,
-                                               events=all_events, turn_before=turn_before, domain=self.mail_domain))
+            deadlines.open_clock(s, game, info, now)
+            s.add_all(notices.commands_applied(info, seat, commands, effects, private, self.new_message_id, now, sender_note,
+                                               events=all_events, turn_before=turn_before, domain=self.mail_domain,
+                                               by=by, reason=reason))
             if inbound is not None:
                 inbound.game_id = game.id
                 s.add(inbound)
@@ -452,7 +483,8 @@ class GameService:
 
     # ------------------------------------------------------------------ the moderator's fixes
 
-    def undo(self, game_id: int, *, to: int | None = None, steps: int | None = None) -> tuple[int, list[int]]:
+    def undo(self, game_id: int, *, to: int | None = None, steps: int | None = None,
+             reason: str = "") -> tuple[int, list[int]]:
         """Restore the state after event ``to`` (or ``steps`` commands back) by replaying from the seed.
 
         Returns the event restored and the command events undone. The undo is itself an event.
@@ -485,20 +517,22 @@ class GameService:
             seq = last + 1
             s.add(Event(game_id=game_id, seq=seq, actor="moderator", kind="undo",
                         text=f"undo to event {target}", source="cli",
-                        data={"to": target, "undone": undone}, created_at=now))
+                        data={"to": target, "undone": undone, **_reason(reason)}, created_at=now))
             s.add(Snapshot(game_id=game_id, seq=seq, state=state.to_json(), created_at=now))
             game.status = GameStatus.FINISHED if state.is_terminal() else (
                 GameStatus.PAUSED if game.status == GameStatus.PAUSED else GameStatus.ACTIVE)
             game.updated_at = now
             s.add(game)
             info = self._info(game, seats, state, seq)
+            deadlines.open_clock(s, game, info, now)
             s.add_all(notices.moderator_change(
                 info, f"the moderator undid {len(undone)} command(s); the game is back as it was after event {target}",
-                self._msgid, now, self.mail_domain))
+                self.new_message_id, now, self.mail_domain, reason=reason))
             uow.commit()
             return target, undone
 
-    def replace_player(self, game_id: int, old_email: str, new_email: str, name: str | None = None) -> PlayerInfo:
+    def replace_player(self, game_id: int, old_email: str, new_email: str, name: str | None = None,
+                       reason: str = "") -> PlayerInfo:
         new_email = new_email.strip().lower()
         if "@" not in new_email:
             raise BadRequest(f"'{new_email}' is not an email address")
@@ -524,18 +558,21 @@ class GameService:
             s.add(Event(game_id=game_id, seq=seq, actor="moderator", seat=seat.seat, kind="replace_player",
                         text=f"replace {old[1]} by {new_email}", source="cli",
                         data={"seat": seat.seat, "old": {"name": old[0], "email": old[1]},
-                              "new": {"name": seat.name, "email": new_email}}, created_at=now))
+                              "new": {"name": seat.name, "email": new_email}, **_reason(reason)}, created_at=now))
             game.updated_at = now
             s.add(game)
             info = self._load(s, game)
+            if not info.over and info.state.current_player() == seat.seat:
+                deadlines.open_clock(s, game, info, now)  # the new player gets the whole time for the decision
             s.add_all(notices.moderator_change(
                 info, f"{seat.name} <{new_email}> now plays seat {seat.seat + 1} instead of {old[0]} <{old[1]}>",
-                self._msgid, now, self.mail_domain))
+                self.new_message_id, now, self.mail_domain, reason=reason))
             uow.commit()
             return PlayerInfo(seat.seat, seat.name, seat.email, seat.secret)
 
-    def set_status(self, game_id: int, action: str) -> str:
-        """pause, resume or abort; returns the new status."""
+    def set_status(self, game_id: int, action: str, reason: str = "") -> str:
+        """pause, resume or abort; returns the new status. A paused game's deadline stops; resuming gives the
+        player the whole time again."""
         transitions = {
             "pause": ({GameStatus.ACTIVE}, GameStatus.PAUSED),
             "resume": ({GameStatus.PAUSED}, GameStatus.ACTIVE),
@@ -553,12 +590,112 @@ class GameService:
             game.updated_at = now
             s.add(game)
             s.add(Event(game_id=game_id, seq=self._last_seq(s, game_id) + 1, actor="moderator", kind=action,
-                        text=action, source="cli", data={}, created_at=now))
+                        text=action, source="cli", data=_reason(reason), created_at=now))
             info = self._load(s, game)
-            s.add_all(notices.moderator_change(info, f"the moderator set the game to {new}", self._msgid, now,
-                                               self.mail_domain))
+            deadlines.open_clock(s, game, info, now)  # closes it unless the game is active again
+            s.add_all(notices.moderator_change(info, f"the moderator set the game to {new}", self.new_message_id, now,
+                                               self.mail_domain, reason=reason))
             uow.commit()
             return new
+
+    # ------------------------------------------------------------------ deadlines
+
+    def set_timing(self, game_id: int, settings: dict[str, str], reason: str = "") -> Timing:
+        """Change the game's deadlines (``{"deadline": "48h", "on-timeout": "auto", ...}``); the decision now due
+        is timed anew from when it was asked. Everybody is told."""
+        with UnitOfWork(self.engine, write=True) as uow:
+            s = uow.session
+            game = self._locked(uow, game_id)
+            try:
+                timing = Timing.from_dict(game.timing).changed(settings)
+            except TimingError as exc:
+                raise BadRequest(str(exc)) from exc
+            now = self.clock()
+            game.timing, game.updated_at = timing.to_dict(), now
+            s.add(game)
+            said = ", ".join(f"{k}={v}" for k, v in settings.items())
+            s.add(Event(game_id=game_id, seq=self._last_seq(s, game_id) + 1, actor="moderator", kind="set",
+                        text=said, source="cli", data={"timing": timing.to_dict(), **_reason(reason)}, created_at=now))
+            info = self._load(s, game)
+            clock = deadlines.retime_clock(s, game, now)
+            info.due_at = deadlines.aware(clock.due_at) if clock else None
+            s.add_all(notices.moderator_change(info, f"the moderator set the deadlines: {timing.describe()}",
+                                               self.new_message_id, now, self.mail_domain, reason=reason))
+            uow.commit()
+            return timing
+
+    def check_absence(self, email: str, first: date, last: date, *, planned: int = 0) -> None:
+        """Refuse (BadRequest) an absence that ``add_absence`` would refuse; ``planned``: more absences the same
+        request adds before this one."""
+        now = self.clock()
+        with UnitOfWork(self.engine) as uow:
+            self._check_absence(uow.session, email.strip().lower(), first, last, now, planned)
+
+    @staticmethod
+    def _check_absence(s: Session, email: str, first: date, last: date, now: datetime, planned: int = 0) -> None:
+        try:
+            deadlines.check_absence(first, last, now.date(), len(deadlines.pending_absences(s, email, now)) + planned)
+        except TimingError as exc:
+            raise BadRequest(str(exc)) from exc
+
+    def add_absence(self, email: str, first: date, last: date) -> list[int]:
+        """``email`` is away from ``first`` to ``last`` (whole days, UTC): their deadlines that fall in that time
+        move past it, and the other players of their active games are told. Returns those games."""
+        email = email.strip().lower()
+        now = self.clock()
+        with UnitOfWork(self.engine, write=True) as uow:
+            s = uow.session
+            self._check_absence(s, email, first, last, now)
+            starts, ends = deadlines.day_start(first), deadlines.day_start(last + timedelta(days=1))
+            s.add(Absence(email=email, starts_at=starts, ends_at=ends, created_at=now))
+            s.flush()
+            seats = s.exec(select(Seat).join(Game).where(
+                Seat.email == email, Game.status.in_((GameStatus.ACTIVE, GameStatus.PAUSED)))).all()
+            games = []
+            for seat in seats:
+                game = self._locked(uow, seat.game_id)
+                for clock in deadlines.open_clocks(s, game.id):
+                    if clock.seat == seat.seat and starts <= deadlines.aware(clock.due_at) < ends:
+                        shift, why = deadlines.absence_shift(s, email, deadlines.aware(clock.due_at), now)
+                        clock.due_at, clock.remind_at = clock.due_at + shift, clock.remind_at + shift
+                        clock.extended = "; ".join(x for x in (clock.extended, why) if x)
+                        s.add(clock)
+                info = self._load(s, game)
+                s.add_all(notices.absence_announced(info, seat.seat, starts, ends, self.new_message_id, now, self.mail_domain))
+                games.append(game.id)
+            uow.commit()
+            return games
+
+    def resend(self, game_id: int, email: str | None = None) -> int:
+        """Mail the current board again, with the request to whoever must decide; to one player or to all.
+        Returns how many mails were queued."""
+        with UnitOfWork(self.engine, write=True) as uow:
+            s = uow.session
+            game = self._locked(uow, game_id)
+            info = self._load(s, game)
+            seats = [self._seat_of(info, email)] if email else None
+            clock = next(iter(deadlines.open_clocks(s, game_id)), None)
+            info.due_at = deadlines.aware(clock.due_at) if clock else None
+            mails = notices.board_again(info, self.new_message_id, self.clock(), self.mail_domain, seats=seats)
+            s.add_all(mails)
+            uow.commit()
+            return len(mails)
+
+    def lock(self, uow: UnitOfWork, game_id: int) -> Game:
+        """The game's row, locked until ``uow`` ends (several games: lock them in the order of their numbers)."""
+        return self._locked(uow, game_id)
+
+    def load(self, s: Session, game: Game) -> GameInfo:
+        """The game as it stands: its latest snapshot and the commands after it."""
+        return self._load(s, game)
+
+    @contextmanager
+    def changing(self, game_id: int) -> Iterator[tuple[UnitOfWork, Game, GameInfo]]:
+        """One game locked and loaded in a unit of work, for a service that changes it its own way (the
+        deadlines). Nothing is written unless the caller commits ``uow``."""
+        with UnitOfWork(self.engine, write=True) as uow:
+            game = self._locked(uow, game_id)
+            yield uow, game, self._load(uow.session, game)
 
     # ------------------------------------------------------------------ archive
 
@@ -576,7 +713,7 @@ class GameService:
             "format": EXPORT_FORMAT,
             "version": EXPORT_VERSION,
             "game": {"id": info.id, "kind": info.kind, "variant": info.variant, "seed": info.seed,
-                     "status": info.status, "settings": info.settings,
+                     "status": info.status, "settings": info.settings, "timing": info.timing.to_dict(),
                      "created_at": info.created_at.isoformat(), "updated_at": info.updated_at.isoformat()},
             "players": [{"seat": p.seat, "name": p.name, "email": p.email, **({"secret": p.secret} if p.secret else {})}
                         for p in info.players],
@@ -605,6 +742,7 @@ class GameService:
             s = uow.session
             game = Game(kind=engine_module.NAME, variant=game_doc.get("variant", "standard"), seed=int(game_doc["seed"]),
                         status=game_doc["status"], settings=dict(game_doc.get("settings") or {}),
+                        timing=Timing.from_dict(game_doc.get("timing")).to_dict(),
                         created_at=datetime.fromisoformat(game_doc["created_at"]), updated_at=now)
             s.add(game)
             s.flush()
@@ -615,6 +753,8 @@ class GameService:
                             text=e.get("text", ""), source=e.get("source", "import"), data=e.get("data") or {},
                             created_at=datetime.fromisoformat(e["time"])))
             s.add(Snapshot(game_id=game.id, seq=events[-1]["seq"], state=state.to_json(), created_at=now))
+            s.flush()
+            deadlines.open_clock(s, game, self._info(game, self._seats(s, game.id), state, events[-1]["seq"]), now)
             try:
                 uow.commit()
             except IntegrityError as exc:  # a last guard: the checks above should have caught it
@@ -647,6 +787,12 @@ class GameService:
             datetime.fromisoformat(game_doc["created_at"])
             if not isinstance(game_doc.get("settings") or {}, dict):
                 raise ValueError("game settings must be an object")
+            if not isinstance(game_doc.get("timing") or {}, dict):
+                raise ValueError("game timing must be an object")
+            try:
+                Timing.from_dict(game_doc.get("timing")).checked()
+            except (TypeError, TimingError) as exc:
+                raise ValueError(f"game timing is not understood: {exc}") from exc
             if not players or not events or not isinstance(state_doc, dict):
                 raise ValueError("players, events and state must not be empty")
             for p in players:
@@ -694,7 +840,8 @@ class GameService:
 
     # ------------------------------------------------------------------ internals
 
-    def _msgid(self) -> str:
+    def new_message_id(self) -> str:
+        """A Message-ID for a mail of ours, chosen when it is queued."""
         from email.utils import make_msgid
 
         return make_msgid(domain=self.mail_domain)
@@ -740,6 +887,7 @@ class GameService:
             id=game.id, kind=game.kind, title=module.TITLE, variant=game.variant, seed=game.seed, status=game.status,
             settings=dict(game.settings), players=[PlayerInfo(x.seat, x.name, x.email, x.secret) for x in seats],
             created_at=_aware(game.created_at), updated_at=_aware(game.updated_at), state=state, last_seq=last_seq,
+            timing=Timing.from_dict(game.timing),
         )
 
     def _load(self, s: Session, game: Game) -> GameInfo:

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import copy
 import hmac
+import re
 import textwrap
-from datetime import timedelta
+from datetime import date, timedelta
 from dataclasses import asdict, dataclass, field, replace
 from email.message import EmailMessage
 from typing import Any
@@ -23,10 +24,25 @@ from ..games import get_game
 from ..mail.message import decision, game_tag, message_id, references, sender, subject
 from ..mail.text import MailText, extract_text, read_message
 from .games import CommandRejected, GameInfo, GameNotActive, GameNotFound, GameService, PlayerNotInGame, ServiceError
-from ..store.models import GameStatus, InboundMail
+from ..store.models import GameStatus, InboundMail, OutboxMail
+from . import notices
 from .notices import subject_tag
 
 INFO_WORDS = ("help", "board", "hand", "legal", "history")
+AWAY = re.compile(r"^away\s+(?:from\s+)?(\d{4}-\d{1,2}-\d{1,2})\s*(?:to|until|-|–)\s*(\d{4}-\d{1,2}-\d{1,2})\.?$", re.I)
+
+
+def parse_away(line: str) -> tuple[date, date]:
+    """'away 2026-12-24 to 2027-01-02' -> the first and the last day away."""
+    found = AWAY.match(line.strip())
+    if not found:
+        raise ValueError(f"'{line.strip()}' is not an absence.")
+    try:
+        first, last = (date.fromisoformat("-".join(f"{int(x):02d}" if len(x) < 3 else x for x in d.split("-")))
+                       for d in found.groups())
+    except ValueError as exc:
+        raise ValueError(f"'{line.strip()}' has a date that does not exist ({exc}).") from exc
+    return first, last
 STRANGER_OUTCOMES = ("unknown-game", "not-a-player")
 HISTORY_LINES = 20
 
@@ -57,13 +73,15 @@ class MailReport:
     reply_subject: str | None = None
     reply_body: str | None = None
     reply_suppressed: bool = False  # a stranger already had their one reply today
+    to_moderator: list[OutboxMail] = field(default_factory=list)  # stored with the mail's record
 
     @property
     def changed(self) -> bool:
         return self.outcome == "applied"
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = asdict(replace(self, to_moderator=[]))
+        data["to_moderator"] = [{"to": m.recipient, "subject": m.subject} for m in self.to_moderator]
         data["text"] = {"body_type": self.text.body_type, "lines": self.text.lines, "ignored": self.text.ignored,
                         "oversized": self.text.oversized}
         data["changed"] = self.changed
@@ -87,8 +105,9 @@ def _wrap(text: str, indent: str = "") -> str:
 
 
 class MailCommands:
-    def __init__(self, games: GameService) -> None:
+    def __init__(self, games: GameService, *, moderator: str = "") -> None:
         self.games = games
+        self.moderator = moderator  # told of refused impersonations
 
     # ------------------------------------------------------------------ the one entry point
 
@@ -130,7 +149,7 @@ class MailCommands:
             self.games.queue_mail(report.reply_to if wants_reply else None, report.reply_subject or "",
                                   report.reply_body or "", game_id=report.game_id,
                                   in_reply_to=report.message_id or None,
-                                  inbound=None if report.changed else inbound)
+                                  inbound=None if report.changed else inbound, also=report.to_moderator)
         return report
 
     def _stranger_answered(self, report: MailReport) -> bool:
@@ -174,6 +193,12 @@ class MailCommands:
                     f"{report.sender}. It was not applied: only mail from {owner} plays your seat."), "",
                     _wrap("If that was you, send your commands from this address. If it was not, you may want to "
                           "tell the moderator.")])
+                if self.moderator:
+                    report.to_moderator.append(notices.to_moderator(
+                        self.moderator, f"game {game_id}: a mail for {owner}'s seat from {report.sender}",
+                        [f"A mail answering our mail to {owner} in game {game_id} came from {report.sender} "
+                         f"(Subject: {report.subject}; Message-ID: {report.message_id}). It was not applied, and "
+                         f"{owner} was told."], self.games.new_message_id, self.games.clock(), game_id=game_id))
                 return
             report.outcome = "not-a-player"
             self._reply(report, [_wrap(f"You ({report.sender}) do not play in game {game_id}.")] + self._your_games(report))
@@ -192,21 +217,32 @@ class MailCommands:
                 "may want to tell the moderator.")])
             return
         words = get_game(info.kind).COMMAND_WORDS
-        commands, asked, ignored = [], [], []
+        commands, asked, ignored, away = [], [], [], []
         for line in raw_lines:
             first = line.split()[0].lower().rstrip(":,.")
             if first in INFO_WORDS and len(line.split()) == 1:
                 asked.append(first)
+            elif first == "away":
+                away.append(line)
             elif first in words:
                 commands.append(line)
             else:
                 ignored.append(line)
-        if commands:
+        absences = self._absences(report, info, away, commands)
+        if absences is None:
+            pass  # refused, and said why: nothing of the mail applies
+        elif commands:
             self._apply(report, info, commands, dry_run)
+        elif away:
+            report.outcome = "away"
         elif not asked:
             report.outcome = "no-commands"
         else:
             report.outcome = "info"
+        if absences and report.outcome in ("applied", "away"):
+            for (line, first, last), note in zip(absences, self._announce(report, absences, dry_run)):
+                report.lines.append(LineReport(line, "done", line))
+                report.effects.append(note)
         if asked and report.changed:
             # Answer questions about the game as it is now; in a dry run, as it would be.
             info = self._as_it_would_be(info, report) if dry_run else self.games.get(game_id)
@@ -225,6 +261,35 @@ class MailCommands:
             report.reply_body = "\n".join(body).strip() + "\n"
         else:
             self._reply(report, body)
+
+    def _absences(self, report: MailReport, info: GameInfo, lines: list[str],
+                  commands: list[str]) -> list[tuple[str, date, date]] | None:
+        """The mail's 'away DATE to DATE' lines, read and checked before anything applies; None after
+        refusing the mail for one of them."""
+        found = []
+        for line in lines:
+            try:
+                first, last = parse_away(line)
+                self.games.check_absence(report.sender or "", first, last, planned=len(found))
+            except (ValueError, ServiceError) as exc:
+                report.outcome = "rejected"
+                why = exc.message if isinstance(exc, ServiceError) else str(exc)
+                report.lines += [LineReport(x, "not done", "not reached") for x in commands]
+                report.lines.append(LineReport(line, "not done", f"{why} Write it as 'away 2026-12-24 to 2027-01-02' "
+                                                                 "(first and last day away, UTC)."))
+                return None
+            found.append((line, first, last))
+        return found
+
+    def _announce(self, report: MailReport, absences: list[tuple[str, date, date]], dry_run: bool) -> list[str]:
+        notes = []
+        for _line, first, last in absences:
+            days = (last - first).days + 1
+            if not dry_run:
+                self.games.add_absence(report.sender or "", first, last)
+            notes.append(f"away from {first:%A %-d %B} to {last:%A %-d %B %Y}: deadlines in that time move "
+                         f"{days} day{'s' if days != 1 else ''} later; the other players are told")
+        return notes
 
     def _game_lines(self, lines: list[str]) -> tuple[int | None, list[str]]:
         named, rest = None, []

@@ -17,13 +17,14 @@ the body. All mails of a game reference one thread root.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Callable
 
 from .. import render
 from ..games import get_game
-from ..render.mail import render_notice
+from ..render.mail import html_part, render_notice
 from ..store.models import OutboxMail
+from ..timespans import format_duration, format_moment
 
 if TYPE_CHECKING:
     from .games import GameInfo
@@ -139,7 +140,8 @@ class Mailer:
             listed = sample_commands(legal)
             notes = [with_names(info, note) for note in self.engine.decision_notes(state)]
             decision = {"number": decision_number(info), "notes": notes,
-                        "commands": listed, "more": len(legal) > len(listed), "total": len(legal)}
+                        "commands": listed, "more": len(legal) > len(listed), "total": len(legal),
+                        "due": _due_line(info.due_at, self.now) if info.due_at else ""}
             subject += f" (decision {decision_number(info)})"
         names = [p.name for p in sorted(info.players, key=lambda p: p.seat)]
         subject = f"{subject_tag(info)} {subject}"
@@ -199,6 +201,16 @@ class Mailer:
         return None
 
 
+def _due_line(due: datetime, now: datetime) -> str:
+    left = (due - now).total_seconds()
+    when = f"in {format_duration(left)}" if left > 0 else f"{format_duration(-left)} ago"
+    return f"Answer by {format_moment(due)} ({when})."
+
+
+def _moderator_headline(what: str, reason: str) -> str:
+    return f"The moderator changed the game: {what}." + (f" The moderator says: {reason}" if reason else "")
+
+
 # --------------------------------------------------------------------------- the cases
 
 
@@ -219,8 +231,10 @@ def commands_applied(
     info: "GameInfo", seat: int, commands: list[str], effects: list[str], private: dict[int, list[str]],
     msgid: MakeMsgid, now: datetime, sender_note: list[str] | None = None, *,
     events: list[dict[str, Any]] | None = None, turn_before: tuple[Any, ...] | None = None,
-    domain: str = "pbem.invalid",
+    domain: str = "pbem.invalid", by: str | None = None, reason: str = "",
 ) -> list[OutboxMail]:
+    """The mails after a player's commands were applied (``by`` the moderator or the deadline, if not by the
+    player themselves)."""
     mailer = Mailer(info, msgid, now, domain)
     state = info.state
     events = events or []
@@ -240,7 +254,16 @@ def commands_applied(
             subject = f"info: done: {'; '.join(commands)}"[:100]
         else:
             subject = f"info: {who} played {'; '.join(commands)}"[:100]
-        headline = (f"You played: {'; '.join(commands)}" if p.seat == seat else f"{who} played: {'; '.join(commands)}")
+        played = "; ".join(commands)
+        if by == "deadline":
+            whose = "Your" if p.seat == seat else f"{who}'s"
+            headline = f"{whose} deadline passed, so this was played for {'you' if p.seat == seat else who}: {played}"
+        elif by == "moderator":
+            headline = f"The moderator played for {'you' if p.seat == seat else who}: {played}"
+        else:
+            headline = f"You played: {played}" if p.seat == seat else f"{who} played: {played}"
+        if reason:
+            headline += f". The moderator says: {reason}"
         note = list(sender_note or []) if p.seat == seat else []
         mails.append(mailer.mail(p.seat, subject, headline=headline, happened=effects,
                                  private=private.get(p.seat, []), note=note))
@@ -248,10 +271,97 @@ def commands_applied(
 
 
 def moderator_change(info: "GameInfo", what: str, msgid: MakeMsgid, now: datetime,
-                     domain: str = "pbem.invalid") -> list[OutboxMail]:
+                     domain: str = "pbem.invalid", reason: str = "") -> list[OutboxMail]:
     mailer = Mailer(info, msgid, now, domain)
     return [
         mailer.mail(p.seat, mailer.request_subject(p.seat) if asks(info, p.seat) else "info: the moderator changed the game",
-                    headline=f"The moderator changed the game: {what}.")
+                    headline=_moderator_headline(what, reason))
         for p in info.players
     ]
+
+
+def board_again(info: "GameInfo", msgid: MakeMsgid, now: datetime, domain: str = "pbem.invalid", *,
+                seats: list[int] | None = None) -> list[OutboxMail]:
+    """The board as it stands (the moderator's resend), with the request to whoever must decide."""
+    mailer = Mailer(info, msgid, now, domain)
+    return [
+        mailer.mail(p.seat, mailer.request_subject(p.seat) if asks(info, p.seat) else "info: the board as it stands",
+                    headline="The moderator sent the board again, as it stands now.")
+        for p in info.players if seats is None or p.seat in seats
+    ]
+
+
+def absence_announced(info: "GameInfo", seat: int, starts: datetime, ends: datetime, msgid: MakeMsgid,
+                      now: datetime, domain: str = "pbem.invalid") -> list[OutboxMail]:
+    """The player at ``seat`` will be away: everybody in the game is told (the absent player as a receipt)."""
+    mailer = Mailer(info, msgid, now, domain)
+    who = player_label(info, seat)
+    last = ends - timedelta(days=1)
+    days = (ends - starts).days
+    span = f"from {starts:%A %-d %B} to {last:%A %-d %B %Y}"
+    mails = []
+    for p in info.players:
+        headline = (f"You will be away {span}." if p.seat == seat else f"{who} will be away {span}.")
+        note = [f"Any deadline of {'yours' if p.seat == seat else who + chr(39) + 's'} that falls in that time moves "
+                f"{days} day{'s' if days != 1 else ''} later."]
+        subject = mailer.request_subject(p.seat) if asks(info, p.seat) else f"info: {who} will be away"
+        mails.append(mailer.mail(p.seat, subject, headline=headline, note=note))
+    return mails
+
+
+def reminder(info: "GameInfo", seat: int, msgid: MakeMsgid, now: datetime, domain: str = "pbem.invalid") -> OutboxMail:
+    """The player who must decide is reminded, with the board and the options."""
+    mailer = Mailer(info, msgid, now, domain)
+    return mailer.mail(seat, f"reminder, {mailer.request_subject(seat)}",
+                       headline="A reminder: the game is waiting for your decision.")
+
+
+def late_notice(info: "GameInfo", seat: int, late: timedelta, msgid: MakeMsgid, now: datetime,
+                domain: str = "pbem.invalid") -> OutboxMail:
+    """The player who missed their deadline is told (again, every day until something happens)."""
+    mailer = Mailer(info, msgid, now, domain)
+    passed = (f"passed {format_duration(late.total_seconds())} ago" if late >= timedelta(minutes=1)
+              else "has just passed")
+    return mailer.mail(seat, f"late, {mailer.request_subject(seat)}",
+                       headline=f"Your deadline {passed} and the game is waiting for you. The moderator has been "
+                                "told.",
+                       note=["If you cannot play for a while, send 'away DATE to DATE' (for example "
+                             f"'away {now:%Y-%m-%d} to {now + timedelta(days=3):%Y-%m-%d}'), or tell the moderator."])
+
+
+def to_moderator(moderator: str, subject: str, lines: list[str], msgid: MakeMsgid, now: datetime, *,
+                 game_id: int | None = None) -> OutboxMail:
+    """A plain mail to the moderator (a timeout, a bounce, a mail that could not be sent, ...)."""
+    import textwrap
+
+    text = "\n".join(textwrap.fill(line, 72, break_long_words=False, break_on_hyphens=False) if line else ""
+                     for line in lines).rstrip() + "\n"
+    message_id = msgid()
+    return OutboxMail(game_id=game_id, recipient=moderator, subject=f"[pbem] moderator: {subject}"[:200],
+                      headers={"Message-ID": message_id, "Auto-Submitted": "auto-generated",
+                               **({"X-Pbem-Game": str(game_id)} if game_id is not None else {})},
+                      text_body=text, html_body=None, next_attempt_at=now, message_id=message_id, created_at=now)
+
+
+def digest(email: str, sections: list[tuple["GameInfo", str]], msgid: MakeMsgid, now: datetime) -> OutboxMail:
+    """One mail for a player who must act in several games: each game's reminder, one after the other."""
+    games = ", ".join(f"#{info.id}" for info, _ in sections)
+    subject = f"[pbem] digest: your move in {len(sections)} games ({games})"
+    import textwrap
+
+    intro = [
+        f"You must decide in {len(sections)} games. Instead of a reminder for each, they come together here, "
+        "once a day.",
+        "Answer each game by replying to its own latest mail, or write a new mail to the game's address that "
+        "starts with the line 'game N' (one game a mail).",
+    ]
+    parts = ["\n\n".join(textwrap.fill(paragraph, 72) for paragraph in intro)]
+    for info, text in sections:
+        rule = f"==== {info.title} #{info.id} "
+        parts.append(rule + "=" * max(4, 72 - len(rule)) + "\n\n" + text.rstrip())
+    text = "\n\n".join(parts) + "\n"
+    message_id = msgid()
+    return OutboxMail(game_id=None, recipient=email, subject=subject,
+                      headers={"Message-ID": message_id, "Auto-Submitted": "auto-generated"},
+                      text_body=text, html_body=html_part(subject, text), next_attempt_at=now,
+                      message_id=message_id, created_at=now)

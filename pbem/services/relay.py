@@ -41,7 +41,7 @@ def merge(total: SendReport, more: SendReport) -> None:
 class OutboxRelay:
     def __init__(self, engine: Engine, mail: MailConfig, *, clock: Callable[[], datetime],
                  log: Callable[[str], None] = lambda line: None, interval: float = 60.0, idle: float = 10.0,
-                 parallel: int = 3) -> None:
+                 parallel: int = 3, failed: Callable[[list[int]], None] = lambda ids: None) -> None:
         self.engine = engine
         self.mail = mail
         self.clock = clock
@@ -49,6 +49,7 @@ class OutboxRelay:
         self.interval = interval
         self.idle = idle
         self.parallel = parallel
+        self.failed = failed  # told of the mails that failed for good, after each round
         self._runner: asyncio.Runner | None = None
         self._connections: list[SmtpConnection] = []
         self._thread: threading.Thread | None = None
@@ -152,6 +153,12 @@ class OutboxRelay:
     # ------------------------------------------------------------------ sending
 
     def _send(self) -> SendReport:
+        report = self._send_round()
+        if report.failed:
+            self.failed(report.failed)
+        return report
+
+    def _send_round(self) -> SendReport:
         if self._runner is None:
             self._runner = asyncio.Runner()
             # The thread keeps several connections busy at once (a server delivers each mail before it

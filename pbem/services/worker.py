@@ -17,6 +17,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from email.message import EmailMessage
 from typing import Callable
 
 from sqlalchemy import Engine
@@ -25,16 +26,19 @@ from .. import crashpoints
 from ..adapters.imap_inbox import Inbox
 from ..adapters.outbox_sender import SendReport
 from ..config import MailConfig
-from ..mail.message import automatic_reason, message_id, sender
+from ..mail.message import automatic_reason, is_bounce, message_id, sender, subject
 from ..mail.text import read_message
-from ..store.models import InboundMail, utcnow
+from ..store.models import InboundMail, OutboxMail, utcnow
+from . import notices
 from .games import GameService
 from .mail_commands import MailCommands
+from .outbox import OutboxService
 from .relay import OutboxRelay, merge
+from .timekeeper import Timekeeper
 
 from imapclient.exceptions import IMAPClientError
 
-KEPT = ("applied", "info")  # outcomes whose mail goes to the processed folder; the rest to rejected
+KEPT = ("applied", "info", "away")  # outcomes whose mail goes to the processed folder; the rest to rejected
 RATE_LIMIT = 60  # mails per sender and hour that applied nothing; more are recorded and not processed
 MOVE_BATCH = 50  # committed mails moved out of the mailbox in one IMAP command
 RECONNECT_ERRORS = (IMAPClientError, OSError, socket.timeout, EOFError)
@@ -58,8 +62,11 @@ class MailWorker:
         self.log = log
         self.rate_limit = rate_limit
         self.games = GameService(engine, clock=clock, mail_domain=mail_domain or mail.game_address.split("@")[-1])
-        self.commands = MailCommands(self.games)
-        self.relay = OutboxRelay(engine, mail, clock=clock, log=log, interval=mail.poll_interval)
+        self.commands = MailCommands(self.games, moderator=mail.moderator)
+        self.relay = OutboxRelay(engine, mail, clock=clock, log=log, interval=mail.poll_interval,
+                                 failed=self._tell_moderator_of_failures)
+        self.timekeeper = Timekeeper(self.games, moderator=mail.moderator,
+                                     outage_gap=timedelta(seconds=mail.outage_gap), log=log)
 
     def run_once(self) -> PassReport:
         """One pass, every step in this thread: each mail is answered before the next is read."""
@@ -67,6 +74,7 @@ class MailWorker:
         try:
             with Inbox(self.mail.imap) as inbox:
                 self.read_inbox(inbox, report)
+            self.keep_time()
             merge(report.sent, self.relay.send_now())
         finally:
             self.relay.close()
@@ -94,6 +102,8 @@ class MailWorker:
                     while not stop():
                         report = PassReport()
                         self.read_inbox(inbox, report, stop)
+                        if self.keep_time():
+                            self.relay.wake()
                         self._log_sent(self.relay.take_report())
                         if report.processed:
                             continue  # mail that came during the pass was announced then, not to the IDLE to come
@@ -104,6 +114,26 @@ class MailWorker:
                 while time.monotonic() < end and not stop():
                     time.sleep(0.2)
                 delay = min(delay * 2, 300.0)
+
+    def keep_time(self) -> bool:
+        """The deadlines' turn (reminders, timeouts, late notices); True if it queued anything."""
+        report = self.timekeeper.check()
+        for line in report.lines():
+            self.log(line)
+        return bool(report.lines())
+
+    def _tell_moderator_of_failures(self, failed: list[int]) -> None:
+        """Mails that could not be sent, ever: the moderator is told (unless it was a mail to the moderator)."""
+        if not self.mail.moderator or not failed:
+            return
+        outbox = OutboxService(self.engine)
+        lost = [m for m in map(outbox.show, failed) if m.recipient != self.mail.moderator]
+        if lost:
+            self.games.queue_mail(None, "", "", also=[notices.to_moderator(
+                self.mail.moderator, f"{len(lost)} mail(s) could not be sent",
+                [f"#{m.id} to {m.recipient}: {m.subject} -- {m.last_error}" for m in lost]
+                + ["", "pbem outbox list --status failed shows them; pbem outbox retry queues them again."],
+                self.games.new_message_id, self.clock())])
 
     def _log_sent(self, sent: SendReport) -> None:
         if sent.sent or sent.failed:
@@ -173,7 +203,7 @@ class MailWorker:
             reason = f"rate limit: more than {self.rate_limit} mails from {who} in an hour that applied nothing"
         if reason:
             inbound.outcome, inbound.reason = "ignored", reason
-            self.games.queue_mail(None, "", "", inbound=inbound)
+            self.games.queue_mail(None, "", "", inbound=inbound, also=self._bounce_notice(msg, reason, who, mid))
             return self.mail.rejected_folder, who, f"ignored ({reason})"
         try:
             result = self.commands.handle(raw, inbound=inbound, parsed=msg)
@@ -184,6 +214,15 @@ class MailWorker:
                 self.games.queue_mail(None, "", "", inbound=inbound)
             return self.mail.rejected_folder, who, "error (set aside for the moderator)"
         return self.folder_for(result.outcome), who, result.outcome
+
+    def _bounce_notice(self, msg: EmailMessage, reason: str, who: str, mid: str) -> list[OutboxMail]:
+        """A bounce means a player's address fails: the moderator is told (other automatic mail is only recorded)."""
+        if not self.mail.moderator or not is_bounce(reason):
+            return []
+        return [notices.to_moderator(self.mail.moderator, f"a bounce from {who or 'an unknown sender'}", [
+            f"A delivery report came back ({reason}): Subject: {subject(msg)}; From: {who}; Message-ID: {mid}.",
+            "It is in the pbem-rejected folder. A player's address may have stopped working: pbem outbox list "
+            "--status failed, and pbem game replace-player if so."], self.games.new_message_id, self.clock())]
 
     def folder_for(self, outcome: str) -> str:
         """Where a mail goes once its outcome is committed: answered mail to the processed folder, the rest

@@ -48,7 +48,9 @@ class Game(SQLModel, table=True):
     variant: str = "standard"
     seed: int = Field(sa_column=Column(BigInteger, nullable=False))
     status: str = Field(default=GameStatus.ACTIVE, index=True)
-    settings: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    settings: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))  # the engine's options
+    # Deadlines: {"deadline": s, "bid_deadline": s, "reminder": fraction, "on_timeout": ...} (services.deadlines)
+    timing: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False, server_default="{}"))
     created_at: datetime = _when(nullable=False)
     updated_at: datetime = _when(nullable=False)
 
@@ -132,3 +134,46 @@ class OutboxMail(SQLModel, table=True):
     last_error: str = Field(default="", sa_column=Column(Text, nullable=False))
     message_id: str = Field(unique=True)
     created_at: datetime = _when(nullable=False)
+
+
+class DecisionClock(SQLModel, table=True):
+    """The deadline of one decision: opened when the decision becomes due, closed when it is made (or the
+    game is paused, undone, ended). A game has at most one open clock."""
+
+    __tablename__ = "decision_clocks"
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    decision: int  # the engine's move count when the decision became due
+    seat: int
+    kind: str  # "move" or "bid": which deadline applies
+    asked_at: datetime = _when(nullable=False)
+    due_at: datetime = _when(nullable=False)
+    remind_at: datetime = _when(nullable=False)
+    reminded_at: Optional[datetime] = _when(nullable=True)
+    expired_at: Optional[datetime] = _when(nullable=True)  # the deadline passed and was dealt with
+    late_notice_at: Optional[datetime] = _when(nullable=True)  # the last "you are late" mail
+    closed_at: Optional[datetime] = _when(nullable=True, index=True)
+    extended: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))  # why it moved
+
+
+class Absence(SQLModel, table=True):
+    """A player's announced time away (``away DATE to DATE``): deadlines that fall in it move past it."""
+
+    __tablename__ = "absences"
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    email: str = Field(index=True)
+    starts_at: datetime = _when(nullable=False)
+    ends_at: datetime = _when(nullable=False)
+    created_at: datetime = _when(nullable=False)
+
+
+class Mark(SQLModel, table=True):
+    """When something last happened that must not happen too often or must be noticed when it stops:
+    ``deadline-check`` (the worker's last look at the deadlines), ``digest:<email>`` (a player's last digest)."""
+
+    __tablename__ = "marks"
+
+    name: str = Field(primary_key=True)
+    at: datetime = _when(nullable=False)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,9 @@ from pbem.store.models import OutboxMail
 
 GOLDEN = Path(__file__).parent.parent / "data" / "mails"
 NAMES = [("Ann", "ann@example.org"), ("Bob", "bob@example.org"), ("Cy", "cy@example.org"), ("Dee", "dee@example.org")]
+
+
+NOON = datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc)
 
 
 def random_commands(players: int, seed: int, limit: int = 5000) -> list[tuple[int, str, list[str]]]:
@@ -44,7 +48,7 @@ class Table:
     """A game played through the service, reading what it mails."""
 
     def __init__(self, engine, players: int, seed: int, **options) -> None:
-        self.service = GameService(engine)
+        self.service = GameService(engine, clock=lambda: NOON)  # a fixed clock: the deadlines in the mails
         self.players = NAMES[:players]
         self.game = self.service.create_game("fifth-avenue", self.players, seed=seed, options=options)
         self.seen = 0

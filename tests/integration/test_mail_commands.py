@@ -361,3 +361,18 @@ def test_a_new_player_gets_a_new_secret_word_and_an_export_keeps_them(db_engine)
     assert [p.secret for p in games.get(copy).players] == [new[0], new[1], new[2]]
     plain = games.create_game("fifth-avenue", PLAYERS, seed=45)
     assert [p.secret for p in games.get(plain).players] == ["", "", ""]
+
+
+def test_a_refused_impersonation_is_told_to_the_moderator(db_engine) -> None:
+    games = GameService(db_engine)
+    game_id = games.create_game("fifth-avenue", PLAYERS, seed=46)
+    processor = MailCommands(games, moderator="mod@example.org")
+    with Session(db_engine) as s:
+        to_ann = s.exec(select(OutboxMail).where(OutboxMail.recipient == ANN)).first()
+    report = processor.handle(mail("A", sender="eve@example.org", subject=f"Re: {to_ann.subject}",
+                                   in_reply_to=to_ann.message_id))
+    assert report.outcome == "impersonation"
+    with Session(db_engine) as s:
+        told = s.exec(select(OutboxMail).where(OutboxMail.recipient == "mod@example.org")).all()
+    assert len(told) == 1 and told[0].game_id == game_id
+    assert "came from eve@example.org" in " ".join(told[0].text_body.split())

@@ -50,3 +50,37 @@ def test_moves_are_never_rate_limited_but_mail_that_applies_nothing_is(db_engine
     assert outcomes[3:] == ["ignored (rate limit: more than 3 mails from bob@example.test in an hour that applied "
                             "nothing)"] * 2
     assert send(ANN, "board") == "info"  # per sender
+
+
+def _bounce() -> bytes:
+    report = EmailMessage()
+    report["From"], report["To"] = "MAILER-DAEMON@mx.example.test", GAME
+    report["Subject"], report["Message-ID"] = "Undelivered Mail Returned to Sender", make_msgid(domain="mx.example.test")
+    report.set_content("The mail to ann@example.test could not be delivered.\n")
+    report.replace_header("Content-Type", 'multipart/report; report-type="delivery-status"; boundary="x"')
+    return bytes(report)
+
+
+def _moderator_mails(db_engine) -> list:
+    from sqlmodel import Session, select
+
+    from pbem.store.models import OutboxMail
+
+    with Session(db_engine) as s:
+        return list(s.exec(select(OutboxMail).where(OutboxMail.recipient == "dee@example.test")).all())
+
+
+def test_a_bounce_is_told_to_the_moderator_and_an_auto_reply_is_not(db_engine) -> None:
+    nowhere = ServerConfig("127.0.0.1", 9, "plain")
+    worker = MailWorker(db_engine, MailConfig(imap=nowhere, smtp=nowhere, game_address=GAME,
+                                              moderator="dee@example.test"))
+    auto = EmailMessage()
+    auto["From"], auto["To"], auto["Subject"] = ANN, GAME, "Out of office"
+    auto["Auto-Submitted"], auto["Message-ID"] = "auto-replied", make_msgid(domain="example.test")
+    auto.set_content("Back on Monday.\n")
+    assert worker.process(bytes(auto), "INBOX", 1, 1)[2] == "ignored (Auto-Submitted: auto-replied)"
+    assert _moderator_mails(db_engine) == []
+    assert worker.process(_bounce(), "INBOX", 1, 2)[2].startswith("ignored (multipart/report")
+    (told,) = _moderator_mails(db_engine)
+    assert told.subject == "[pbem] moderator: a bounce from mailer-daemon@mx.example.test"
+    assert "Undelivered Mail Returned to Sender" in told.text_body and "replace-player" in told.text_body

@@ -1,0 +1,225 @@
+"""Deadlines: how long a player has for each decision, and what happens when they take longer.
+
+Every game has a ``Timing`` (set at creation, changed with ``pbem game set``):
+the time for a decision, the time for an auction bid, when to remind (a
+fraction of it) and what a passed deadline does. When a decision becomes due,
+the game service opens a ``DecisionClock`` for it (``open_clock``); making the
+decision closes it. The worker looks at the open clocks on every cycle
+(``DeadlineService.check``):
+
+- a reminder at ``reminder`` of the time, with the board and the options;
+  a player who must act in several games gets one digest a day instead;
+- at the deadline, a bid is passed for the player (announced to all); any
+  other decision is played by the game's documented default in games set to
+  ``on-timeout=auto``, and otherwise the moderator is mailed; the late player
+  is told, and told again every day until something happens;
+- a worker that did not look for longer than the outage gap does not fire
+  everything that passed meanwhile: those deadlines move by the gap, and the
+  moderator is told.
+
+Announced absences (``away DATE to DATE``) move every deadline that falls in
+them past their end (``absence_shift``).
+
+Deadlines count in UTC and are shown in UTC: players live in many zones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from datetime import date, datetime, time, timedelta, timezone
+from typing import TYPE_CHECKING, Any
+
+from sqlmodel import Session, select
+
+from ..games import get_game
+from ..timespans import TimingError, format_duration, parse_duration
+from ..store.models import Absence, DecisionClock, Game, GameStatus, Mark
+
+if TYPE_CHECKING:
+    from .games import GameInfo
+
+ON_TIMEOUT = ("moderator", "auto")
+MAX_ABSENCE = timedelta(days=21)  # one absence at most this long
+MAX_PENDING_ABSENCES = 3  # announced absences not yet over, per player
+LATE_NOTICE_EVERY = timedelta(days=1)
+DIGEST_EVERY = timedelta(days=1)
+CHECK_MARK = "deadline-check"
+
+
+def aware(moment: datetime) -> datetime:
+    """SQLite gives back naive datetimes; every moment here is UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+@dataclass(frozen=True)
+class Timing:
+    deadline: int = 72 * 3600  # seconds for a decision
+    bid_deadline: int = 24 * 3600  # seconds for an auction bid (or the winner's build decision)
+    reminder: float = 0.75  # remind when this share of the time has passed
+    on_timeout: str = "moderator"  # "moderator": mail the moderator; "auto": play the game's default
+
+    SETTINGS = ("deadline", "bid-deadline", "reminder", "on-timeout")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> "Timing":
+        known = {k: v for k, v in (data or {}).items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def changed(self, settings: dict[str, str]) -> "Timing":
+        """This timing with ``settings`` ({"deadline": "72h", "reminder": "75%", ...}) applied."""
+        values: dict[str, Any] = {}
+        for name, text in settings.items():
+            key = name.strip().lower().replace("_", "-")
+            if key == "deadline":
+                values["deadline"] = parse_duration(text, "deadline")
+            elif key == "bid-deadline":
+                values["bid_deadline"] = parse_duration(text, "bid-deadline")
+            elif key == "reminder":
+                values["reminder"] = _parse_share(text)
+            elif key == "on-timeout":
+                choice = str(text).strip().lower()
+                if choice not in ON_TIMEOUT:
+                    raise TimingError(f"on-timeout must be {' or '.join(ON_TIMEOUT)}, not {text!r}")
+                values["on_timeout"] = choice
+            else:
+                raise TimingError(f"unknown setting {name!r}; the settings are {', '.join(self.SETTINGS)}")
+        return replace(self, **values)
+
+    def checked(self) -> "Timing":
+        """This timing, if every value is one pbem can use (an imported file may hold anything)."""
+        for name in ("deadline", "bid_deadline"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 60:
+                raise TimingError(f"{name} must be a whole number of seconds, at least 60, not {value!r}")
+        if isinstance(self.reminder, bool) or not isinstance(self.reminder, (int, float)) or not 0 < self.reminder < 1:
+            raise TimingError(f"reminder must be a share between 0 and 1, not {self.reminder!r}")
+        if self.on_timeout not in ON_TIMEOUT:
+            raise TimingError(f"on_timeout must be {' or '.join(ON_TIMEOUT)}, not {self.on_timeout!r}")
+        return self
+
+    def length(self, kind: str) -> timedelta:
+        return timedelta(seconds=self.bid_deadline if kind == "bid" else self.deadline)
+
+    def describe(self) -> str:
+        then = "the game plays its default" if self.on_timeout == "auto" else "the moderator is told"
+        return (f"{format_duration(self.deadline)} for a decision, {format_duration(self.bid_deadline)} for a bid; "
+                f"a reminder after {round(self.reminder * 100)}% of it; at a deadline a bid is passed, and "
+                f"for anything else {then}")
+
+
+def _parse_share(text: str) -> float:
+    raw = str(text).strip()
+    try:
+        share = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
+    except ValueError:
+        raise TimingError(f"reminder must be a share of the deadline such as 75%, not {text!r}") from None
+    if not 0 < share < 1:
+        raise TimingError(f"reminder must be between 0% and 100% of the deadline, not {text!r}")
+    return share
+
+
+# --------------------------------------------------------------------------- clocks
+
+
+def open_clocks(s: Session, game_id: int) -> list[DecisionClock]:
+    return list(s.exec(select(DecisionClock).where(DecisionClock.game_id == game_id,
+                                                   DecisionClock.closed_at.is_(None))).all())
+
+
+def close_clock(s: Session, game_id: int, now: datetime) -> None:
+    for clock in open_clocks(s, game_id):
+        clock.closed_at = now
+        s.add(clock)
+
+
+def open_clock(s: Session, game: Game, info: "GameInfo", now: datetime) -> DecisionClock | None:
+    """Close the game's open clock and start one for the decision now due (none if nobody must decide).
+
+    Sets ``info.due_at``, which the mails asking for the decision show."""
+    close_clock(s, game.id, now)
+    state = info.state
+    info.due_at = None
+    if game.status != GameStatus.ACTIVE or state is None or state.is_terminal():
+        return None
+    engine = get_game(game.kind)
+    kind = engine.decision_kind(state)
+    seat = state.current_player()
+    timing = Timing.from_dict(game.timing)
+    length = timing.length(kind)
+    due, remind = now + length, now + length * timing.reminder
+    shift, why = absence_shift(s, info.email_of(seat), due, now)
+    clock = DecisionClock(game_id=game.id, decision=state.moves, seat=seat, kind=kind, asked_at=now,
+                          due_at=due + shift, remind_at=remind + shift, extended=why)
+    s.add(clock)
+    info.due_at = clock.due_at
+    return clock
+
+
+def retime_clock(s: Session, game: Game, now: datetime) -> DecisionClock | None:
+    """After new timing: the open clock's deadline counted again from when the decision was asked."""
+    for clock in open_clocks(s, game.id):
+        timing = Timing.from_dict(game.timing)
+        length = timing.length(clock.kind)
+        asked = aware(clock.asked_at)
+        clock.due_at, clock.remind_at = asked + length, asked + length * timing.reminder
+        if aware(clock.due_at) > now:
+            clock.expired_at = clock.late_notice_at = None  # late no more: the new deadline is ahead
+        if aware(clock.remind_at) > now:
+            clock.reminded_at = None
+        s.add(clock)
+        return clock
+    return None
+
+
+# --------------------------------------------------------------------------- absences
+
+
+def day_start(day: date) -> datetime:
+    return datetime.combine(day, time(0, 0), tzinfo=timezone.utc)
+
+
+def absence_shift(s: Session, email: str, due: datetime, now: datetime) -> tuple[timedelta, str]:
+    """How far a deadline of ``email`` moves for the absences it falls in, and why (in words)."""
+    shift, why = timedelta(0), []
+    absences = s.exec(select(Absence).where(Absence.email == email, Absence.ends_at > now)
+                      .order_by(Absence.starts_at)).all()
+    for absence in absences:
+        starts, ends = aware(absence.starts_at), aware(absence.ends_at)
+        if starts <= due + shift < ends:
+            shift += ends - starts
+            why.append(f"away {starts:%d %b} to {ends - timedelta(days=1):%d %b}")
+    return shift, "; ".join(why)
+
+
+def pending_absences(s: Session, email: str, now: datetime) -> list[Absence]:
+    return list(s.exec(select(Absence).where(Absence.email == email, Absence.ends_at > now)
+                       .order_by(Absence.starts_at)).all())
+
+
+def check_absence(first: date, last: date, today: date, pending: int) -> None:
+    if last < first:
+        raise TimingError(f"an absence must end on or after its first day, not before ({first} to {last})")
+    if last < today:
+        raise TimingError(f"that absence is over already ({first} to {last})")
+    if last - first + timedelta(days=1) > MAX_ABSENCE:
+        raise TimingError(f"an absence may last at most {MAX_ABSENCE.days} days; ask the moderator to pause the "
+                          "game for a longer one")
+    if pending >= MAX_PENDING_ABSENCES:
+        raise TimingError(f"you have {pending} absences announced already, the most there may be")
+
+
+# --------------------------------------------------------------------------- marks
+
+
+def get_mark(s: Session, name: str) -> datetime | None:
+    mark = s.get(Mark, name)
+    return aware(mark.at) if mark is not None else None
+
+
+def set_mark(s: Session, name: str, at: datetime) -> None:
+    mark = s.get(Mark, name) or Mark(name=name, at=at)
+    mark.at = at
+    s.add(mark)

@@ -1,0 +1,295 @@
+"""The worker's look at the deadlines, once every cycle.
+
+``Timekeeper.check()`` goes through the open decision clocks (see
+``services.deadlines``) in this order:
+
+1. the outage gap: if the last look was longer ago than ``outage_gap``, the
+   deadlines and reminders that fell in between move by that time instead of
+   all firing now, and the moderator is told;
+2. active games with no open clock (games from before deadlines existed) get
+   one;
+3. passed deadlines: a bid is played for the player (``timeout_command``);
+   another decision too in games set to on-timeout=auto, else the clock is
+   marked expired, the player gets a late notice and the moderator a mail;
+4. late notices again, once a day, while an expired decision stays unmade;
+5. reminders, with the board and the options; a player due a reminder who
+   must act in several games gets one digest of all of them, once a day.
+
+Every change to a game is made under that game's lock, and each step checks
+again under the lock that the decision is still the one it looked at: a
+player's mail applied meanwhile, or another worker, wins.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Callable
+
+from sqlmodel import select
+
+from ..games import get_game
+from ..store.models import DecisionClock, Game, GameStatus, Seat
+from ..store.uow import UnitOfWork
+from . import notices
+from ..timespans import format_duration, format_moment
+from .deadlines import (CHECK_MARK, DIGEST_EVERY, LATE_NOTICE_EVERY, aware, get_mark, open_clock, open_clocks,
+                        set_mark)
+from .games import CommandRejected, DecisionMoved, GameInfo, GameNotActive, GameService
+
+OUTAGE_GAP = timedelta(hours=1)
+
+
+@dataclass
+class TimekeeperReport:
+    outage: timedelta | None = None
+    opened: list[int] = field(default_factory=list)  # games that had no clock
+    played: list[tuple[int, str]] = field(default_factory=list)  # (game, command played at a deadline)
+    expired: list[int] = field(default_factory=list)  # games whose decision is late, moderator told
+    late_notices: list[int] = field(default_factory=list)
+    reminded: list[int] = field(default_factory=list)
+    digests: list[str] = field(default_factory=list)  # players who got a digest
+
+    def lines(self) -> list[str]:
+        said = []
+        if self.outage:
+            said.append(f"the worker was away {format_duration(self.outage.total_seconds())}: deadlines moved")
+        said += [f"game {g}: deadline passed, played {c!r}" for g, c in self.played]
+        said += [f"game {g}: deadline passed, the moderator is told" for g in self.expired]
+        said += [f"game {g}: late notice" for g in self.late_notices]
+        said += [f"game {g}: reminder" for g in self.reminded]
+        said += [f"digest to {e}" for e in self.digests]
+        return said
+
+
+class Timekeeper:
+    def __init__(self, games: GameService, *, moderator: str = "", outage_gap: timedelta = OUTAGE_GAP,
+                 log: Callable[[str], None] = lambda line: None) -> None:
+        self.games = games
+        self.moderator = moderator
+        self.outage_gap = outage_gap
+        self.log = log
+
+    @property
+    def clock(self) -> Callable[[], datetime]:
+        return self.games.clock
+
+    def check(self) -> TimekeeperReport:
+        report = TimekeeperReport()
+        now = aware(self.clock())
+        self._mind_the_gap(now, report)
+        self._open_missing(now, report)
+        self._passed_deadlines(now, report)
+        self._late_notices(now, report)
+        self._reminders(now, report)
+        return report
+
+    # ------------------------------------------------------------------ 1. the outage gap
+
+    def _mind_the_gap(self, now: datetime, report: TimekeeperReport) -> None:
+        with UnitOfWork(self.games.engine, write=True) as uow:
+            s = uow.session
+            last = get_mark(s, CHECK_MARK)
+            set_mark(s, CHECK_MARK, now)
+            if last is not None and now - last > self.outage_gap:
+                gap = now - last
+                moved = []
+                for clock in s.exec(select(DecisionClock).where(DecisionClock.closed_at.is_(None),
+                                                                DecisionClock.expired_at.is_(None))).all():
+                    due, remind = aware(clock.due_at), aware(clock.remind_at)
+                    if last < due <= now or (clock.reminded_at is None and last < remind <= now):
+                        clock.due_at, clock.remind_at = due + gap, remind + gap
+                        clock.extended = "; ".join(x for x in (clock.extended, "the worker was away") if x)
+                        s.add(clock)
+                        moved.append(clock.game_id)
+                report.outage = gap
+                if self.moderator:
+                    s.add(notices.to_moderator(self.moderator, "the worker was away", [
+                        f"The mail worker did not look at the deadlines from {format_moment(last)} to "
+                        f"{format_moment(now)} ({format_duration(gap.total_seconds())}).",
+                        "",
+                        (f"The deadlines and reminders that fell in that time moved by as much, in game(s) "
+                         f"{', '.join(map(str, sorted(set(moved))))}, so they do not all fire at once."
+                         if moved else "No deadline or reminder fell in that time."),
+                    ], self.games.new_message_id, now))
+                self.log(f"the worker was away {format_duration(gap.total_seconds())}; {len(moved)} deadline(s) moved")
+            uow.commit()
+
+    # ------------------------------------------------------------------ 2. games without a clock
+
+    def _open_missing(self, now: datetime, report: TimekeeperReport) -> None:
+        with UnitOfWork(self.games.engine) as uow:
+            ticking = select(DecisionClock.game_id).where(DecisionClock.closed_at.is_(None))
+            missing = uow.session.exec(select(Game.id).where(Game.status == GameStatus.ACTIVE,
+                                                             Game.id.not_in(ticking))).all()
+        for game_id in missing:
+            with self.games.changing(game_id) as (uow, game, info):
+                if not open_clocks(uow.session, game_id) and open_clock(uow.session, game, info, now):
+                    uow.commit()
+                    report.opened.append(game_id)
+
+    # ------------------------------------------------------------------ 3. passed deadlines
+
+    def _due(self, *conditions) -> list[DecisionClock]:  # type: ignore[no-untyped-def]
+        with UnitOfWork(self.games.engine) as uow:
+            clocks = list(uow.session.exec(
+                select(DecisionClock).join(Game, Game.id == DecisionClock.game_id)
+                .where(DecisionClock.closed_at.is_(None), Game.status == GameStatus.ACTIVE, *conditions)
+                .order_by(DecisionClock.due_at)).all())
+            uow.session.expunge_all()  # read-only copies: each step reads its clock again under the game's lock
+            return clocks
+
+    def _passed_deadlines(self, now: datetime, report: TimekeeperReport) -> None:
+        for clock in self._due(DecisionClock.expired_at.is_(None), DecisionClock.due_at <= now):
+            info = self.games.get(clock.game_id)
+            if info.state.moves != clock.decision or info.over:
+                continue  # decided meanwhile
+            if clock.kind == "bid" or info.timing.on_timeout == "auto":
+                if self._play_default(clock, info, now, report):
+                    continue
+            self._expire(clock, now, report)
+
+    def _play_default(self, clock: DecisionClock, info: GameInfo, now: datetime, report: TimekeeperReport) -> bool:
+        command = get_game(info.kind).timeout_command(info.state)
+        email = info.email_of(clock.seat)
+        try:
+            self.games.submit(info.id, email, command, source="deadline", by="deadline", decision=clock.decision)
+        except (DecisionMoved, GameNotActive):
+            return True  # the player (or the moderator) was quicker
+        except CommandRejected as exc:  # cannot happen with a correct engine; the moderator decides instead
+            self.log(f"game {info.id}: the deadline's command {command!r} was refused: {exc.message}")
+            return False
+        report.played.append((info.id, command))
+        self.log(f"game {info.id}: {email}'s deadline passed; played {command!r}")
+        if clock.kind != "bid" and self.moderator:
+            self.games.queue_mail(None, "", "", also=[notices.to_moderator(
+                self.moderator, f"{info.title} #{info.id}: a deadline passed", [
+                    f"{self._who(info, clock.seat)} did not decide by {format_moment(aware(clock.due_at))} "
+                    f"(decision {clock.decision}). The game is set to play its default, so this was played for "
+                    f"them: {command}.",
+                ], self.games.new_message_id, now, game_id=info.id)])
+        return True
+
+    def _expire(self, clock: DecisionClock, now: datetime, report: TimekeeperReport) -> None:
+        with self.games.changing(clock.game_id) as (uow, game, info):
+            s = uow.session
+            current = s.get(DecisionClock, clock.id)
+            if current is None or current.closed_at is not None or current.expired_at is not None \
+                    or info.state.moves != current.decision:
+                return
+            current.expired_at = current.late_notice_at = now
+            s.add(current)
+            due = aware(current.due_at)
+            info.due_at = due
+            s.add(notices.late_notice(info, current.seat, now - due, self.games.new_message_id, now,
+                                      self.games.mail_domain))
+            if self.moderator:
+                s.add(notices.to_moderator(self.moderator, f"{info.title} #{info.id}: {self._who(info, current.seat)} "
+                                           "is late", self._late_lines(info, current, now),
+                                           self.games.new_message_id, now, game_id=info.id))
+            uow.commit()
+        report.expired.append(clock.game_id)
+        self.log(f"game {clock.game_id}: deadline passed; the moderator is told")
+
+    def _late_lines(self, info: GameInfo, clock: DecisionClock, now: datetime) -> list[str]:
+        who = self._who(info, clock.seat)
+        email = info.email_of(clock.seat)
+        legal = info.state.legal_commands()
+        return [
+            f"{who} <{email}> did not decide by {format_moment(aware(clock.due_at))} (decision {clock.decision} of "
+            f"game {info.id}). They were told, and are told again every day until something happens.",
+            "",
+            "What you can do:",
+            f"  pbem game play {info.id} --as {email} \"{legal[0]}\" --reason \"...\"   (play for them)",
+            f"  pbem game set {info.id} on-timeout=auto   (let the game play its default at deadlines)",
+            f"  pbem game set {info.id} deadline=96h   (give everybody more time)",
+            f"  pbem game replace-player {info.id} {email} NEW_EMAIL",
+            f"  pbem game pause {info.id}",
+        ]
+
+    # ------------------------------------------------------------------ 4. late notices, daily
+
+    def _late_notices(self, now: datetime, report: TimekeeperReport) -> None:
+        for clock in self._due(DecisionClock.expired_at.is_not(None),
+                               DecisionClock.late_notice_at <= now - LATE_NOTICE_EVERY):
+            with self.games.changing(clock.game_id) as (uow, game, info):
+                s = uow.session
+                current = s.get(DecisionClock, clock.id)
+                if current is None or current.closed_at is not None or info.state.moves != current.decision \
+                        or aware(current.late_notice_at) > now - LATE_NOTICE_EVERY:
+                    continue
+                current.late_notice_at = now
+                s.add(current)
+                info.due_at = aware(current.due_at)
+                s.add(notices.late_notice(info, current.seat, now - info.due_at, self.games.new_message_id, now,
+                                          self.games.mail_domain))
+                uow.commit()
+            report.late_notices.append(clock.game_id)
+
+    # ------------------------------------------------------------------ 5. reminders and digests
+
+    def _reminders(self, now: datetime, report: TimekeeperReport) -> None:
+        waiting = self._due(DecisionClock.expired_at.is_(None))
+        with UnitOfWork(self.games.engine) as uow:
+            emails = {(seat.game_id, seat.seat): seat.email for seat in uow.session.exec(
+                select(Seat).where(Seat.game_id.in_({c.game_id for c in waiting}))).all()}
+        by_player: dict[str, list[DecisionClock]] = defaultdict(list)
+        for clock in waiting:
+            by_player[emails[(clock.game_id, clock.seat)]].append(clock)
+        for email, clocks in by_player.items():
+            due = [c for c in clocks if c.reminded_at is None and aware(c.remind_at) <= now]
+            if not due:
+                continue
+            if len(clocks) == 1:
+                self._remind(clocks[0], now, report)
+            else:
+                self._digest(email, clocks, now, report)
+
+    def _remind(self, clock: DecisionClock, now: datetime, report: TimekeeperReport) -> None:
+        with self.games.changing(clock.game_id) as (uow, game, info):
+            s = uow.session
+            current = s.get(DecisionClock, clock.id)
+            if current is None or current.closed_at is not None or current.reminded_at is not None \
+                    or info.state.moves != current.decision:
+                return
+            current.reminded_at = now
+            s.add(current)
+            info.due_at = aware(current.due_at)
+            s.add(notices.reminder(info, current.seat, self.games.new_message_id, now, self.games.mail_domain))
+            uow.commit()
+        report.reminded.append(clock.game_id)
+
+    def _digest(self, email: str, clocks: list[DecisionClock], now: datetime, report: TimekeeperReport) -> None:
+        """One mail for all the games the player must act in, at most once a day; it counts as their reminders."""
+        name = f"digest:{email}"
+        with UnitOfWork(self.games.engine, write=True) as uow:
+            s = uow.session
+            last = get_mark(s, name)
+            if last is not None and now - last < DIGEST_EVERY:
+                return
+            sections: list[tuple[GameInfo, str]] = []
+            for clock in sorted(clocks, key=lambda c: aware(c.due_at)):
+                game = self.games.lock(uow, clock.game_id)
+                current = s.get(DecisionClock, clock.id)
+                info = self.games.load(s, game)
+                if current is None or current.closed_at is not None or info.state.moves != current.decision:
+                    continue
+                current.reminded_at = now
+                s.add(current)
+                info.due_at = aware(current.due_at)
+                sections.append((info, notices.reminder(info, current.seat, self.games.new_message_id, now,
+                                                        self.games.mail_domain).text_body))
+            if len(sections) < 2:
+                return  # decided meanwhile: the single reminder comes on the next look
+            s.add(notices.digest(email, sections, self.games.new_message_id, now))
+            set_mark(s, name, now)
+            uow.commit()
+        report.digests.append(email)
+
+    @staticmethod
+    def _who(info: GameInfo, seat: int) -> str:
+        return notices.player_label(info, seat)
+
+
+__all__ = ["OUTAGE_GAP", "Timekeeper", "TimekeeperReport"]

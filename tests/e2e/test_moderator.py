@@ -1,0 +1,50 @@
+"""The moderator by mail and from the CLI, on the real mail servers: what they are told, what players are told."""
+
+from __future__ import annotations
+
+from test_deadlines import ANN, BOB, MODERATOR, table, text  # noqa: F401 - table is a fixture
+from test_worker_mail import inbox
+
+__all__ = ["table"]
+
+
+def test_a_mail_that_can_never_be_sent_is_told_to_the_moderator(table, dovecot) -> None:
+    clock, games, worker = table
+    games.create_game("fifth-avenue", [ANN, ("Zed", "zed@example.test")], seed=3)  # no such mailbox: 550
+    worker.run_once()
+    worker.run_once()  # the moderator's mail was queued after the failure: it goes out on the next pass
+    (told,) = inbox(dovecot, "dee")
+    assert str(told["Subject"]) == "[pbem] moderator: 1 mail(s) could not be sent"
+    said = " ".join(text(told).split())
+    assert "to zed@example.test: [Fifth Avenue #1] info: a new game begins -- 550" in said
+    assert "pbem outbox retry" in said
+    assert len(inbox(dovecot, "ann")) == 1
+
+
+def test_moderator_changes_reach_every_player_with_the_reason(table, dovecot) -> None:
+    clock, games, worker = table
+    game_id = games.create_game("fifth-avenue", [ANN, BOB], seed=3)
+    first = games.legal(game_id)[1][ANN[1]][0]
+    games.submit(game_id, ANN[1], first, by="moderator", reason="Ann asked by phone")
+    games.undo(game_id, steps=1, reason="she changed her mind")
+    games.set_timing(game_id, {"deadline": "48h"}, reason="we play faster now")
+    worker.run_once()
+    for user in ("ann", "bob"):
+        said = [" ".join(text(m).split()) for m in inbox(dovecot, user)]
+        assert any(f"The moderator played for {'you' if user == 'ann' else 'Ann'}: {first}. The moderator says: "
+                   "Ann asked by phone" in s for s in said), said
+        assert any("the moderator undid 1 command(s)" in s and "The moderator says: she changed her mind" in s
+                   for s in said)
+        assert any("the moderator set the deadlines: 2 days for a decision" in s and "we play faster now" in s
+                   for s in said)
+    history = games.history(game_id)
+    assert [h.data.get("reason") for h in history[1:]] == ["Ann asked by phone", "she changed her mind",
+                                                           "we play faster now"]
+    # Resend: the board again, to one player or to all; the one who must decide is asked again.
+    before = len(inbox(dovecot, "ann"))
+    assert games.resend(game_id, ANN[1]) == 1
+    worker.run_once()
+    again = inbox(dovecot, "ann")[before:]
+    assert [str(m["Subject"]) for m in again] == ["[Fifth Avenue #1] your turn (decision 0)"]
+    assert "The moderator sent the board again" in text(again[0]) and "Answer by" in " ".join(text(again[0]).split())
+    assert games.resend(game_id) == 2
