@@ -11,12 +11,15 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ..services.deadlines import Timing
 from ..services.games import CommandRejected, GameInfo, ServiceError
+from ..timespans import TimingError, format_duration
 from ..services.transcript import export_text
 from ..store.models import GameStatus
 from .context import app_context, fail, out
 
 app = typer.Typer(help="Games: create, inspect, play for a player, fix and archive.", no_args_is_help=True)
+REASON = typer.Option("", "--reason", help="Why, in a few words: the players' mails say it.")
 
 
 def service_errors(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -43,6 +46,11 @@ def _names(info: GameInfo) -> list[str]:
     return [p.name for p in sorted(info.players, key=lambda p: p.seat)]
 
 
+def _late(info: GameInfo, now: Any) -> float:
+    """Seconds past the deadline of the decision now due (0 when not late)."""
+    return max(0.0, (now - info.due_at).total_seconds()) if info.due_at and info.to_act else 0.0
+
+
 def _player(info: GameInfo, email: str) -> str:
     return next((f"{p.name} <{p.email}>" for p in info.players if p.email == email), email)
 
@@ -56,6 +64,10 @@ def game_new(
     seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the game's randomness (default: random)."),
     back_side: bool = typer.Option(False, "--back-side", help="Fifth Avenue: play on the 6-plot back side."),
     secret_words: bool = typer.Option(False, "--secret-words", help="Give every player a secret word that each of their mails must carry (told only to them; pbem game show lists them)."),
+    deadline: str = typer.Option("72h", "--deadline", help="Time for a decision (72h, 3d, 36h, ...)."),
+    bid_deadline: str = typer.Option("24h", "--bid-deadline", help="Time for an auction bid."),
+    reminder: str = typer.Option("75%", "--reminder", help="Remind the player when this share of the time has passed."),
+    on_timeout: str = typer.Option("moderator", "--on-timeout", help="At a missed deadline (other than a bid, which is always passed): 'moderator' mails the moderator, 'auto' plays the game's default."),
     as_json: bool = typer.Option(False, "--json", help="Print {\"game\": N} instead of the number alone."),
 ) -> None:
     """Create a game and print its number (games are numbered 1, 2, 3, ...).
@@ -65,6 +77,8 @@ def game_new(
         pbem game new fifth-avenue --player Ann=ann@example.org --player Bob=bob@example.org --player Cy=cy@example.org
 
         pbem game new fifth-avenue -p Ann=ann@example.org -p Bob=bob@example.org --back-side --secret-words
+
+        pbem game new fifth-avenue -p Ann=ann@example.org -p Bob=bob@example.org --deadline 48h --on-timeout auto
     """
     players = []
     for item in player:
@@ -73,8 +87,13 @@ def game_new(
             fail(f"'{item}' is not NAME=EMAIL")
         players.append((name, email))
     options = {"back_side": True} if back_side else {}
+    try:
+        timing = Timing().changed({"deadline": deadline, "bid-deadline": bid_deadline, "reminder": reminder,
+                                   "on-timeout": on_timeout})
+    except TimingError as exc:
+        fail(str(exc))
     game_id = app_context(ctx).service().create_game(kind, players, seed=seed, options=options,
-                                                     secret_words=secret_words)
+                                                     secret_words=secret_words, timing=timing)
     if as_json:
         _echo_json({"game": game_id})
     else:
@@ -94,22 +113,29 @@ def game_list(
 
         pbem game list --status active
     """
-    games = app_context(ctx).service().list_games(status)
+    service = app_context(ctx).service()
+    games = service.list_games(status)
+    now = service.clock()
     if as_json:
         _echo_json([
             {"game": g.id, "kind": g.kind, "variant": g.variant, "status": g.status,
              "players": [{"seat": p.seat, "name": p.name, "email": p.email} for p in g.players],
-             "to_act": g.to_act, "scores": g.scores, "events": g.last_seq, "updated_at": g.updated_at.isoformat()}
+             "to_act": g.to_act, "scores": g.scores, "events": g.last_seq, "updated_at": g.updated_at.isoformat(),
+             "due_at": g.due_at.isoformat() if g.due_at else None,
+             "late_seconds": int(_late(g, now)) if _late(g, now) else 0}
             for g in games
         ])
         return
     table = Table(title="games")
-    for column in ("game", "kind", "status", "players", "to act", "scores", "updated"):
+    for column in ("game", "kind", "status", "players", "to act", "due", "scores", "updated"):
         table.add_column(column)
     for g in games:
+        late = _late(g, now)
+        due = (f"late {format_duration(late)}" if late else
+               f"in {format_duration((g.due_at - now).total_seconds())}" if g.due_at else "-")
         table.add_row(*map(escape, (  # names and addresses are the moderator's text, never Rich markup
             str(g.id), g.title + (" (back side)" if g.variant == "back-side" else ""), g.status,
-            ", ".join(_names(g)), ", ".join(_player(g, e) for e in g.to_act) or "-",
+            ", ".join(_names(g)), ", ".join(_player(g, e) for e in g.to_act) or "-", due,
             " / ".join(str(g.scores[p.email]) for p in g.players), g.updated_at.strftime("%Y-%m-%d %H:%M"))))
     out.print(table)
 
@@ -183,15 +209,16 @@ def game_play(
     game: int = typer.Argument(..., help="Game number."),
     commands: str = typer.Argument(..., help="Command lines, separated by ';' or newlines."),
     as_email: str = typer.Option(..., "--as", help="The player the moderator acts for."),
+    reason: str = REASON,
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """Act for a player (recorded in the history as done by the moderator).
+    """Act for a player (recorded in the history as done by the moderator; every player is mailed).
 
     Example:
 
-        pbem game play 3 --as ann@example.org "A; cards orange green; move white 34W"
+        pbem game play 3 --as ann@example.org "A; cards orange green; move white 34W" --reason "Ann asked by phone"
     """
-    done = app_context(ctx).service().submit(game, as_email, commands, source="cli", by="moderator")
+    done = app_context(ctx).service().submit(game, as_email, commands, source="cli", by="moderator", reason=reason)
     if as_json:
         _echo_json({"game": done.game_id, "seat": done.seat, "commands": done.commands, "effects": done.effects,
                     "events": [done.first_seq, done.last_seq], "over": done.over})
@@ -234,16 +261,18 @@ def game_undo(
     game: int = typer.Argument(..., help="Game number."),
     to: Optional[int] = typer.Option(None, "--to", help="Restore the state right after this event number."),
     steps: Optional[int] = typer.Option(None, "--steps", help="Take back this many commands."),
+    reason: str = REASON,
 ) -> None:
-    """Restore an earlier state by replaying from the seed; the undo is recorded, nothing is deleted.
+    """Restore an earlier state by replaying from the seed; the undo is recorded, nothing is deleted, and
+    every player is mailed the board as it is again.
 
     Example:
 
-        pbem game undo 3 --steps 1
+        pbem game undo 3 --steps 1 --reason "Bob's mail was misread"
 
         pbem game undo 3 --to 12
     """
-    target, undone = app_context(ctx).service().undo(game, to=to, steps=steps)
+    target, undone = app_context(ctx).service().undo(game, to=to, steps=steps, reason=reason)
     typer.echo(f"Game {game} is back as it was after event {target}; {len(undone)} command(s) undone.")
 
 
@@ -255,30 +284,77 @@ def game_replace_player(
     old_email: str = typer.Argument(..., help="The leaving player's email."),
     new_email: str = typer.Argument(..., help="The new player's email."),
     name: Optional[str] = typer.Option(None, "--name", help="The new player's name (default: keep the seat's name)."),
+    reason: str = REASON,
 ) -> None:
-    """Give a player's seat to somebody else; the hand and score stay with the seat.
+    """Give a player's seat to somebody else; the hand and score stay with the seat. Everybody is mailed.
 
     Example:
 
-        pbem game replace-player 3 bob@example.org dora@example.org --name Dora
+        pbem game replace-player 3 bob@example.org dora@example.org --name Dora --reason "Bob left"
     """
-    player = app_context(ctx).service().replace_player(game, old_email, new_email, name)
+    player = app_context(ctx).service().replace_player(game, old_email, new_email, name, reason=reason)
     typer.echo(f"Seat {player.seat + 1} of game {game} is now {player.name} <{player.email}>.")
 
 
 def _status_command(action: str, verb: str) -> Callable[..., None]:
     @service_errors
-    def command(ctx: typer.Context, game: int = typer.Argument(..., help="Game number.")) -> None:
-        status = app_context(ctx).service().set_status(game, action)
+    def command(ctx: typer.Context, game: int = typer.Argument(..., help="Game number."), reason: str = REASON) -> None:
+        status = app_context(ctx).service().set_status(game, action, reason=reason)
         typer.echo(f"Game {game} is {status}.")
 
-    command.__doc__ = f"{verb}\n\n    Example:\n\n        pbem game {action} 3\n    "
+    command.__doc__ = (f"{verb} Every player is mailed.\n\n    Example:\n\n        pbem game {action} 3 "
+                       f"--reason \"{'Ann is moving house' if action != 'abort' else 'two players left'}\"\n    ")
     return command
 
 
 app.command("pause")(_status_command("pause", "Pause a game: no commands are accepted until it is resumed."))
 app.command("resume")(_status_command("resume", "Resume a paused game."))
 app.command("abort")(_status_command("abort", "End a game for good without a winner; its history is kept."))
+
+
+@app.command("set")
+@service_errors
+def game_set(
+    ctx: typer.Context,
+    game: int = typer.Argument(..., help="Game number."),
+    settings: list[str] = typer.Argument(..., help="KEY=VALUE: deadline=72h, bid-deadline=24h, reminder=75%, on-timeout=moderator|auto."),
+    reason: str = REASON,
+) -> None:
+    """Change a game's deadlines; the decision now due is timed anew from when it was asked. Everybody is mailed.
+
+    Example:
+
+        pbem game set 3 deadline=48h bid-deadline=12h
+
+        pbem game set 3 on-timeout=auto reminder=50% --reason "we play faster now"
+    """
+    pairs = {}
+    for item in settings:
+        key, sep, value = item.partition("=")
+        if not sep or not value:
+            fail(f"'{item}' is not KEY=VALUE; the keys are {', '.join(Timing.SETTINGS)}")
+        pairs[key] = value
+    timing = app_context(ctx).service().set_timing(game, pairs, reason=reason)
+    typer.echo(f"Game {game}: {timing.describe()}.")
+
+
+@app.command("resend")
+@service_errors
+def game_resend(
+    ctx: typer.Context,
+    game: int = typer.Argument(..., help="Game number."),
+    player: Optional[str] = typer.Option(None, "--player", help="Only to this player (default: everybody)."),
+) -> None:
+    """Mail the board as it stands again, with the request to whoever must decide.
+
+    Example:
+
+        pbem game resend 3
+
+        pbem game resend 3 --player ann@example.org
+    """
+    count = app_context(ctx).service().resend(game, player)
+    typer.echo(f"Queued {count} mail(s) for game {game}; the worker sends them.")
 
 
 @app.command("export")

@@ -121,3 +121,24 @@ def test_secret_words_are_made_at_creation_and_shown_to_the_moderator_only(tmp_p
     assert "players" not in json.loads(as_ann) and words[0] not in as_ann and words[1] not in as_ann
     pbem(url, "game", "new", "fifth-avenue", "-p", f"Ann={ANN}", "-p", f"Bob={BOB}")
     assert [p["secret"] for p in json.loads(pbem(url, "game", "show", "2", "--json").stdout)["players"]] == [None, None]
+
+
+def test_the_game_list_says_who_is_late_and_by_how_long(tmp_path: Path, pbem) -> None:
+    from datetime import datetime, timedelta, timezone
+
+    from pbem.services.deadlines import Timing
+    from pbem.services.games import GameService
+    from pbem.store.db import make_engine
+
+    url = f"sqlite:///{tmp_path / 'late.sqlite3'}"
+    pbem(url, "db", "upgrade")
+    two_days_ago = datetime.now(timezone.utc) - timedelta(days=2, minutes=5)
+    engine = make_engine(url)
+    GameService(engine, clock=lambda: two_days_ago).create_game(
+        "fifth-avenue", [("Ann", ANN), ("Bob", BOB)], seed=1, timing=Timing(deadline=24 * 3600))
+    engine.dispose()
+    pbem(url, "game", "new", "fifth-avenue", "-p", f"Cy={CY}", "-p", f"Bob={BOB}", "--deadline", "36h")
+    listed = json.loads(pbem(url, "game", "list", "--json").stdout)
+    assert 86400 < listed[0]["late_seconds"] < 86400 + 3600 and listed[1]["late_seconds"] == 0
+    table = " ".join(pbem(url, "game", "list").stdout.split())
+    assert "late 1 day" in table and "in 1 day 11 hours" in table

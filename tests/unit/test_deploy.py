@@ -44,6 +44,7 @@ def test_the_two_example_settings_say_the_same_and_pbem_reads_them(tmp_path: Pat
     assert from_environment.mail == from_file.mail
     mail = from_file.mail
     assert mail is not None and mail.game_address == "game@example.org" and mail.poll_interval == 60
+    assert mail.moderator == "moderator@example.org" and mail.outage_gap == 3600
     assert (mail.imap.host, mail.imap.port, mail.imap.security, mail.imap.password) == (
         "imap.example.org", 993, "ssl", "imap-password-value")
     assert (mail.smtp.host, mail.smtp.port, mail.smtp.security, mail.smtp.password) == (
