@@ -239,7 +239,9 @@ def commands_applied(
     state = info.state
     events = events or []
     who = player_label(info, seat)
-    public = state.is_terminal() or turn_owner(state) != turn_before or any(e["kind"] in PUBLIC_KINDS for e in events)
+    # What the moderator or a deadline played for somebody, everybody is told.
+    public = (state.is_terminal() or turn_owner(state) != turn_before or by is not None
+              or any(e["kind"] in PUBLIC_KINDS for e in events))
     result = mailer.result_subject(events)
     mails = []
     for p in info.players:
