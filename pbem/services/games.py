@@ -650,7 +650,8 @@ class GameService:
             s.add(Absence(email=email, starts_at=starts, ends_at=ends, created_at=now))
             s.flush()
             seats = s.exec(select(Seat).join(Game).where(
-                Seat.email == email, Game.status.in_((GameStatus.ACTIVE, GameStatus.PAUSED)))).all()
+                Seat.email == email, Game.status.in_((GameStatus.ACTIVE, GameStatus.PAUSED)))
+                .order_by(Seat.game_id)).all()  # locks in game order: no deadlock with another worker
             games = []
             for seat in seats:
                 game = self._locked(uow, seat.game_id)

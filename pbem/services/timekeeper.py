@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Callable
 
-from sqlmodel import select
+from sqlmodel import Session, select
 
 from ..games import get_game
 from ..store.models import DecisionClock, Game, GameStatus, Seat
@@ -174,9 +174,8 @@ class Timekeeper:
     def _expire(self, clock: DecisionClock, now: datetime, report: TimekeeperReport) -> None:
         with self.games.changing(clock.game_id) as (uow, game, info):
             s = uow.session
-            current = s.get(DecisionClock, clock.id)
-            if current is None or current.closed_at is not None or current.expired_at is not None \
-                    or info.state.moves != current.decision:
+            current = _still_due(s, clock.id, info)
+            if current is None or current.expired_at is not None:
                 return
             current.expired_at = current.late_notice_at = now
             s.add(current)
@@ -215,9 +214,8 @@ class Timekeeper:
                                DecisionClock.late_notice_at <= now - LATE_NOTICE_EVERY):
             with self.games.changing(clock.game_id) as (uow, game, info):
                 s = uow.session
-                current = s.get(DecisionClock, clock.id)
-                if current is None or current.closed_at is not None or info.state.moves != current.decision \
-                        or aware(current.late_notice_at) > now - LATE_NOTICE_EVERY:
+                current = _still_due(s, clock.id, info)
+                if current is None or aware(current.late_notice_at) > now - LATE_NOTICE_EVERY:
                     continue
                 current.late_notice_at = now
                 s.add(current)
@@ -249,9 +247,8 @@ class Timekeeper:
     def _remind(self, clock: DecisionClock, now: datetime, report: TimekeeperReport) -> None:
         with self.games.changing(clock.game_id) as (uow, game, info):
             s = uow.session
-            current = s.get(DecisionClock, clock.id)
-            if current is None or current.closed_at is not None or current.reminded_at is not None \
-                    or info.state.moves != current.decision:
+            current = _still_due(s, clock.id, info)
+            if current is None or current.reminded_at is not None:
                 return
             current.reminded_at = now
             s.add(current)
@@ -268,21 +265,21 @@ class Timekeeper:
             last = get_mark(s, name)
             if last is not None and now - last < DIGEST_EVERY:
                 return
-            sections: list[tuple[GameInfo, str]] = []
-            for clock in sorted(clocks, key=lambda c: aware(c.due_at)):
-                game = self.games.lock(uow, clock.game_id)
-                current = s.get(DecisionClock, clock.id)
-                info = self.games.load(s, game)
-                if current is None or current.closed_at is not None or info.state.moves != current.decision:
+            sections: list[tuple[datetime, GameInfo, str]] = []
+            for clock in sorted(clocks, key=lambda c: c.game_id):  # locks in game order: no deadlock
+                info = self.games.load(s, self.games.lock(uow, clock.game_id))
+                current = _still_due(s, clock.id, info)
+                if current is None:
                     continue
                 current.reminded_at = now
                 s.add(current)
                 info.due_at = aware(current.due_at)
-                sections.append((info, notices.reminder(info, current.seat, self.games.new_message_id, now,
-                                                        self.games.mail_domain).text_body))
+                sections.append((info.due_at, info, notices.reminder(info, current.seat, self.games.new_message_id,
+                                                                     now, self.games.mail_domain).text_body))
             if len(sections) < 2:
                 return  # decided meanwhile: the single reminder comes on the next look
-            s.add(notices.digest(email, sections, self.games.new_message_id, now))
+            ordered = [(info, text) for _, info, text in sorted(sections, key=lambda x: x[0])]  # nearest due first
+            s.add(notices.digest(email, ordered, self.games.new_message_id, now))
             set_mark(s, name, now)
             uow.commit()
         report.digests.append(email)
@@ -290,6 +287,15 @@ class Timekeeper:
     @staticmethod
     def _who(info: GameInfo, seat: int) -> str:
         return notices.player_label(info, seat)
+
+
+def _still_due(s: Session, clock_id: int, info: GameInfo) -> DecisionClock | None:
+    """The clock read again under its game's lock, if its decision is still the one due (else a player's mail,
+    the moderator or another worker came first)."""
+    current = s.get(DecisionClock, clock_id)
+    if current is None or current.closed_at is not None or info.state.moves != current.decision:
+        return None
+    return current
 
 
 __all__ = ["OUTAGE_GAP", "Timekeeper", "TimekeeperReport"]
