@@ -26,7 +26,6 @@ from sqlmodel import select
 from ..config import MailConfig, ServerConfig
 from ..games import get_game
 from ..services.games import GameInfo, GameService, HistoryEntry
-from ..services.notices import turn_owner
 from ..services.worker import MailWorker, PassReport
 from ..store.models import GameStatus, OutboxMail, OutboxStatus
 from ..store.uow import UnitOfWork
@@ -86,7 +85,8 @@ class TurnLog:
 
     def __init__(self, kind: str, names: list[str], seed: int, settings: dict[str, Any]) -> None:
         self.names = names
-        self.state = get_game(kind).new_game(players=len(names), seed=seed, **settings)
+        self.engine = get_game(kind)
+        self.state = self.engine.new_game(players=len(names), seed=seed, **settings)
         self.last_seq = 0
         self.turns = 0
         self._commands: list[tuple[int, str]] = []
@@ -101,10 +101,10 @@ class TurnLog:
             self.last_seq = entry.seq
             if entry.kind != "command" or entry.seat is None:
                 continue
-            before = turn_owner(self.state)
+            before = self.engine.turn_owner(self.state)
             command = entry.data["command"]
             events = self.state.apply_command(entry.seat, command)
-            after = turn_owner(self.state)
+            after = self.engine.turn_owner(self.state)
             if before[0] != "turn" or command.split()[0].lower() not in self.AUCTION_WORDS:
                 self._commands.append((entry.seat, command))
             self._note(events)

@@ -2,17 +2,27 @@
 
 Each engine is a package exposing ``NAME``, ``TITLE``, ``PLAYERS``,
 ``COMMAND_WORDS`` (the first words of its commands), ``new_game(players, seed,
-**options)`` and ``State`` (with ``from_json``), and these pure functions of a
-state:
+**options)`` (a ``ValueError`` for an option it does not have) and ``State``
+(with ``from_json``; ``current_player``, ``legal_commands``, ``parse``,
+``apply_command``, ``is_terminal``, ``view``, ``moves``, ``scores``,
+``result``), and these pure functions of a state:
 
 - ``decision_notes(state)``: sentences for the player who must act now;
 - ``owed_this_turn(state, player)``: what that player still owes of their turn;
+- ``decision_subject(state)``: a mail subject's words for the decision now due
+  ("your turn", "bid: ..."), which players can filter on;
+- ``turn_owner(state)``: whose turn it is, as a value that changes when a turn
+  ends (then everybody is mailed);
+- ``hand_text(view)``: the viewer's own hand in one line;
 - ``decision_kind(state)``: ``"bid"`` for a decision inside an auction,
   ``"move"`` for any other, ``"none"`` once the game is over (the worker
   treats the two kinds differently when a deadline passes);
 - ``timeout_command(state)``: the command played for the player who must act
   when their deadline passes, one of ``state.legal_commands()``; ``ValueError``
-  on a finished game.
+  on a finished game;
+
+and two sets of event kinds: ``PUBLIC_EVENTS`` (everybody is told at once)
+and ``RESULT_EVENTS`` (named in a mail's subject, the first found in order).
 """
 
 from __future__ import annotations
@@ -20,7 +30,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-_ENGINES = {"fifth-avenue": "pbem.games.fifth_avenue"}
+_ENGINES = {"fifth-avenue": "pbem.games.fifth_avenue", "manhattan": "pbem.games.manhattan"}
 
 
 def names() -> list[str]:

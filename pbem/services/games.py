@@ -440,7 +440,7 @@ class GameService:
             private: dict[int, list[str]] = {}
             commands = []
             all_events: list[dict[str, Any]] = []
-            turn_before = notices.turn_owner(state)
+            turn_before = get_game(game.kind).turn_owner(state)
             for number, line in enumerate(lines, start=1):
                 try:
                     action = state.parse(seat, line)

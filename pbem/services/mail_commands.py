@@ -438,10 +438,7 @@ class MailCommands:
         if word == "board":
             return ["Board:", render_board(state.view(seat), players=names).rstrip()]
         if word == "hand":
-            view = state.view(seat)
-            hand = "; ".join(f"{color} {' '.join(str(v) for v, n in zip((4, 5, 6), counts) for _ in range(n))}"
-                             for color, counts in view["hand"].items() if sum(counts))
-            return [_wrap(f"Your hand: {hand or 'no cards'}.")]
+            return [_wrap(f"Your hand: {get_game(info.kind).hand_text(state.view(seat))}.")]
         if word == "legal":
             if to_act is None:
                 return ["The game is over."]

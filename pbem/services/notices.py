@@ -31,11 +31,6 @@ if TYPE_CHECKING:
 
 MakeMsgid = Callable[[], str]
 MAX_LISTED = 40  # more legal commands than this: a sample per kind, and 'legal' gives all
-PUBLIC_KINDS = {
-    "auctions", "auction", "bid", "pass", "robot_bid", "robot_out", "won", "built", "robot_built", "no_bids",
-    "building_stop", "auctions_end", "scored", "special_scoring", "game_over", "central_park_business", "placed",
-}
-RESULT_KINDS = ("game_over", "building_stop", "won", "no_bids", "scored", "special_scoring")
 
 
 # --------------------------------------------------------------------------- small helpers
@@ -107,16 +102,6 @@ def sample_commands(legal: list[str], limit: int = MAX_LISTED) -> list[str]:
     return sample[:limit] if len(sample) > limit else sample
 
 
-def turn_owner(state: Any) -> tuple[Any, ...]:
-    """Whose turn or placement it is: when it changes, a turn ended."""
-    for frame in state.frames:
-        if frame["kind"] == "turn":
-            return ("turn", frame["player"])
-        if frame["kind"] == "placement":
-            return ("placement", frame["index"])
-    return ("over",)
-
-
 # --------------------------------------------------------------------------- building one mail
 
 
@@ -180,17 +165,11 @@ class Mailer:
         return waiting + (f" Then you still {owed}." if owed else "")
 
     def request_subject(self, seat: int) -> str:
-        frame = self.info.state.frames[-1]
-        board = self.info.state.board
-        if frame["kind"] == "auction":
-            return f"bid: {board.name(frame['site'])}"
-        if frame["kind"] == "build":
-            return f"bid: you won {board.name(frame['site'])}, build"
-        return "your turn"
+        return self.engine.decision_subject(self.info.state)
 
     def result_subject(self, events: list[dict[str, Any]]) -> str | None:
         info = self.info
-        for kind in RESULT_KINDS:
+        for kind in self.engine.RESULT_EVENTS:
             for event in events:
                 if event["kind"] != kind:
                     continue
@@ -240,8 +219,8 @@ def commands_applied(
     events = events or []
     who = player_label(info, seat)
     # What the moderator or a deadline played for somebody, everybody is told.
-    public = (state.is_terminal() or turn_owner(state) != turn_before or by is not None
-              or any(e["kind"] in PUBLIC_KINDS for e in events))
+    public = (state.is_terminal() or mailer.engine.turn_owner(state) != turn_before or by is not None
+              or any(e["kind"] in mailer.engine.PUBLIC_EVENTS for e in events))
     result = mailer.result_subject(events)
     mails = []
     for p in info.players:

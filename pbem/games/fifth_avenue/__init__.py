@@ -7,7 +7,8 @@
 """
 
 from .actions import split_commands
-from .guide import decision_notes, owed_this_turn
+from .guide import (PUBLIC_EVENTS, RESULT_EVENTS, decision_notes, decision_subject, hand_text, owed_this_turn,
+                    turn_owner)
 from .rules import new_game
 from .state import TERMINAL, State
 from .timeouts import decision_kind, timeout_command
@@ -21,6 +22,7 @@ TITLE = "Fifth Avenue"
 PLAYERS = (2, 3, 4)
 
 __all__ = [
-    "COMMAND_WORDS", "NAME", "decision_kind", "decision_notes", "owed_this_turn", "PLAYERS", "TERMINAL", "TITLE",
-    "State", "new_game", "split_commands", "timeout_command",
+    "COMMAND_WORDS", "NAME", "PLAYERS", "PUBLIC_EVENTS", "RESULT_EVENTS", "TERMINAL", "TITLE", "State",
+    "decision_kind", "decision_notes", "decision_subject", "hand_text", "new_game", "owed_this_turn",
+    "split_commands", "timeout_command", "turn_owner",
 ]

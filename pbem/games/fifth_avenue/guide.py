@@ -72,4 +72,40 @@ def owed_this_turn(state: State, player: int) -> str | None:
     return None
 
 
-__all__ = ["decision_notes", "owed_this_turn", "build_limit"]
+def turn_owner(state: State) -> tuple[object, ...]:
+    """Whose turn or starting placement it is: when this changes, a turn has ended (everybody hears of it)."""
+    for frame in state.frames:
+        if frame["kind"] == "turn":
+            return ("turn", frame["player"])
+        if frame["kind"] == "placement":
+            return ("placement", frame["index"])
+    return ("over",)
+
+
+def decision_subject(state: State) -> str:
+    """A mail subject's words for the decision now due, which players can filter on: 'your turn' or 'bid: ...'."""
+    frame = state.frames[-1]
+    if frame["kind"] == "auction":
+        return f"bid: {state.board.name(frame['site'])}"
+    if frame["kind"] == "build":
+        return f"bid: you won {state.board.name(frame['site'])}, build"
+    return "your turn"
+
+
+def hand_text(view: dict) -> str:
+    """The viewer's own hand in a line: 'orange 4 5; black 6 6'."""
+    return "; ".join(f"{color} {' '.join(str(v) for v, n in zip((4, 5, 6), counts) for _ in range(n))}"
+                     for color, counts in view["hand"].items() if sum(counts)) or "no cards"
+
+
+# Events that everybody is told of at once (the rest waits for the end of the turn), and those a mail's
+# subject names as its result, the first found in this order.
+PUBLIC_EVENTS = frozenset({
+    "auctions", "auction", "bid", "pass", "robot_bid", "robot_out", "won", "built", "robot_built", "no_bids",
+    "building_stop", "auctions_end", "scored", "special_scoring", "game_over", "central_park_business", "placed",
+})
+RESULT_EVENTS = ("game_over", "building_stop", "won", "no_bids", "scored", "special_scoring")
+
+
+__all__ = ["PUBLIC_EVENTS", "RESULT_EVENTS", "build_limit", "decision_notes", "decision_subject", "hand_text",
+           "owed_this_turn", "turn_owner"]
