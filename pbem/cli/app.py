@@ -61,7 +61,7 @@ def sim(
     players: int = typer.Option(4, "--players", "-p", help="Number of players."),
     games: int = typer.Option(1, "--games", "-k", min=1, help="How many games to play."),
     seed: int = typer.Option(1, "--seed", "-s", help="Seed of the first game; game i uses seed+i-1."),
-    back_side: bool = typer.Option(False, "--back-side", help="Fifth Avenue: play on the 6-plot back side of the board."),
+    back_side: bool = typer.Option(False, "--back-side", help="Play on the back side of the board, where the game has one (Fifth Avenue: 6 plots a district)."),
     policy: str = typer.Option("uniform", "--policy", help="uniform: any legal command alike; by-kind: a kind of command first, then one of it."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
 ) -> None:
@@ -89,7 +89,11 @@ def sim(
         console=err, transient=True, disable=games < 20 or not sys.stderr.isatty(),
     ) as progress:
         task = progress.add_task("games", total=games)
-        results = simulate(engine.NAME, players, games, seed, policy=policy, on_game_done=lambda _: progress.advance(task), **options)
+        try:
+            results = simulate(engine.NAME, players, games, seed, policy=policy,
+                               on_game_done=lambda _: progress.advance(task), **options)
+        except (TypeError, ValueError) as exc:  # an option this game does not have
+            _fail(f"{engine.TITLE}: {exc}")
     if as_json:
         doc = {
             "game": engine.NAME,

@@ -13,7 +13,8 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
-from ..demo import GAME_ADDRESS, Demo, DemoError, DemoSeat
+from ..demo import GAME, GAME_ADDRESS, Demo, DemoError, DemoSeat
+from ..games import names
 from ..demo.mailserver import MailServerError
 from ..demo.players import RobotError
 from ..store.db import upgrade
@@ -54,6 +55,7 @@ def _mail_client_help(demo: Demo, seat: DemoSeat) -> None:
 
 def demo(
     ctx: typer.Context,
+    game: str = typer.Option(GAME, "--game", "-g", help=f"The game: {', '.join(names())}."),
     players: int = typer.Option(3, "--players", "-p", help="Number of players, 2 to 4."),
     seed: int = typer.Option(1, "--seed", "-s", help="Seed of the game and of the robots' choices: the same seed plays the same game."),
     human: Optional[str] = typer.Option(None, "--human", help="Take the first seat yourself with this address and any mail client.", show_default=False),
@@ -76,6 +78,8 @@ def demo(
         pbem demo --players 4 --seed 7
 
         pbem demo --players 2 --human me@example.org
+
+        pbem demo --game manhattan --players 4
     """
     context = app_context(ctx)
     engine = context.engine(check_schema=False)
@@ -84,7 +88,7 @@ def demo(
     except SQLAlchemyError as exc:
         fail(f"cannot prepare the database ({context.config.database_url_from}): {getattr(exc, 'orig', exc)}")
     try:
-        runner = Demo(engine, players=players, seed=seed, human=human)
+        runner = Demo(engine, game=game, players=players, seed=seed, human=human)
     except DemoError as exc:
         fail(exc.message)
     pbem = f"pbem --db {_shown_url(context.db)}" if context.db else "pbem"

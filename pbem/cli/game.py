@@ -11,6 +11,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from .. import render
+from ..games import names
 from ..services.deadlines import Timing
 from ..services.games import CommandRejected, GameInfo, ServiceError
 from ..timespans import TimingError, format_duration
@@ -59,10 +61,10 @@ def _player(info: GameInfo, email: str) -> str:
 @service_errors
 def game_new(
     ctx: typer.Context,
-    kind: str = typer.Argument(..., help="The game: fifth-avenue."),
+    kind: str = typer.Argument(..., help=f"The game: {', '.join(names())}."),
     player: list[str] = typer.Option(..., "--player", "-p", help="NAME=EMAIL, once per player, in seat order (the first starts)."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the game's randomness (default: random)."),
-    back_side: bool = typer.Option(False, "--back-side", help="Fifth Avenue: play on the 6-plot back side."),
+    back_side: bool = typer.Option(False, "--back-side", help="Play on the back side of the board, where the game has one (Fifth Avenue: 6 plots a district)."),
     secret_words: bool = typer.Option(False, "--secret-words", help="Give every player a secret word that each of their mails must carry (told only to them; pbem game show lists them)."),
     deadline: str = typer.Option("72h", "--deadline", help="Time for a decision (72h, 3d, 36h, ...)."),
     bid_deadline: str = typer.Option("24h", "--bid-deadline", help="Time for an auction bid."),
@@ -156,8 +158,6 @@ def game_show(
 
         pbem game show 3 --as ann@example.org --json
     """
-    from ..render.text import render_board
-
     info, view = app_context(ctx).service().view(game, as_email)
     if as_json:
         state = view if as_email else json.loads(info.state.to_json())
@@ -169,11 +169,12 @@ def game_show(
                               for p in info.players]
         _echo_json(doc)
         return
-    hands = None if as_email else {p.seat: info.state.hands[p.seat] for p in info.players}
     typer.echo(f"{info.title} #{info.id} ({info.status})")
     if not as_email and any(p.secret for p in info.players):
         typer.echo("secret words: " + ", ".join(f"{p.name} {p.secret}" for p in info.players))
-    typer.echo(render_board(view, players=_names(info), hands=hands), nl=False)
+    drawn = (render.board(info.kind, view, players=_names(info)) if as_email
+             else render.moderator_board(info.kind, info.state, players=_names(info)))
+    typer.echo(drawn, nl=False)
 
 
 @app.command("legal")

@@ -32,7 +32,7 @@ from ..store.uow import UnitOfWork
 from .mailserver import DemoMailServer, new_password
 from .players import Robot
 
-KIND = "fifth-avenue"
+GAME = "fifth-avenue"  # the game the demo plays unless told another
 DOMAIN = "demo.test"
 GAME_ADDRESS = f"game@{DOMAIN}"
 ROBOT_NAMES = ("Ann", "Bob", "Cy", "Dora")
@@ -149,8 +149,13 @@ class TurnLog:
 
 
 class Demo:
-    def __init__(self, engine: Engine, *, players: int = 3, seed: int = 1, human: str | None = None) -> None:
-        module = get_game(KIND)
+    def __init__(self, engine: Engine, *, game: str = GAME, players: int = 3, seed: int = 1,
+                 human: str | None = None) -> None:
+        try:
+            module = get_game(game)
+        except KeyError as exc:
+            raise DemoError(str(exc.args[0])) from exc
+        self.kind = module.NAME
         if players not in module.PLAYERS:
             raise DemoError(f"{module.TITLE} is for {', '.join(map(str, module.PLAYERS))} players, not {players}")
         self.engine = engine
@@ -220,9 +225,9 @@ class Demo:
                 game_address=GAME_ADDRESS,
                 poll_interval=1,
             )
-            self.game_id = self.games.create_game(KIND, [(s.name, s.address) for s in self.seats], seed=self.seed)
+            self.game_id = self.games.create_game(self.kind, [(s.name, s.address) for s in self.seats], seed=self.seed)
             self.info = self.games.get(self.game_id)
-            self.log = TurnLog(KIND, [s.name for s in self.seats], self.info.seed, self.info.settings)
+            self.log = TurnLog(self.kind, [s.name for s in self.seats], self.info.seed, self.info.settings)
             tag = f"[{self.info.title} #{self.game_id}]"
             for seat in self.seats:
                 if not seat.human:
@@ -301,4 +306,4 @@ class Demo:
         return render.board(self.info.kind, self.info.state.view(None), players=[s.name for s in self.seats])
 
 
-__all__ = ["Demo", "DemoError", "DemoSeat", "GAME_ADDRESS", "HUMAN_PASSWORD", "Step", "TurnLog"]
+__all__ = ["Demo", "DemoError", "DemoSeat", "GAME", "GAME_ADDRESS", "HUMAN_PASSWORD", "Step", "TurnLog"]

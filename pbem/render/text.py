@@ -77,6 +77,11 @@ def render_board(view: dict[str, Any], *, players: list[str], hands: Mapping[int
     return "\n".join(lines) + "\n"
 
 
+def render_moderator_board(state: Any, *, players: list[str]) -> str:
+    """The board with every hand: the moderator's."""
+    return render_board(state.view(None), players=players, hands={seat: state.hands[seat] for seat in range(len(players))})
+
+
 # =========================================================================== names
 
 

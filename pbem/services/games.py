@@ -255,7 +255,10 @@ class GameService:
                 raise BadRequest(f"'{name}={email}' is not NAME=EMAIL")
         if seed is None:
             seed = int.from_bytes(__import__("os").urandom(4), "big")
-        state = engine_module.new_game(players=len(players), seed=seed, **options)
+        try:
+            state = engine_module.new_game(players=len(players), seed=seed, **options)
+        except (TypeError, ValueError) as exc:  # an option this game does not have
+            raise BadRequest(f"{engine_module.TITLE}: {exc}") from exc
         now = self.clock()
         with UnitOfWork(self.engine, write=True) as uow:
             s = uow.session

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field, replace
 from email.message import EmailMessage
 from typing import Any
 
+from .. import render
 from ..games import get_game
 from ..mail.message import decision, game_tag, message_id, references, sender, subject
 from ..mail.text import MailText, extract_text, read_message
@@ -429,14 +430,12 @@ class MailCommands:
         report.reply_body = "\n".join(body).strip() + "\n"
 
     def _answer(self, word: str, info: GameInfo, report: MailReport) -> list[str]:
-        from ..render.text import render_board
-
         seat = report.seat
         state = info.state
         names = [p.name for p in sorted(info.players, key=lambda p: p.seat)]
         to_act = None if state.is_terminal() else state.current_player()
         if word == "board":
-            return ["Board:", render_board(state.view(seat), players=names).rstrip()]
+            return ["Board:", render.board(info.kind, state.view(seat), players=names).rstrip()]
         if word == "hand":
             return [_wrap(f"Your hand: {get_game(info.kind).hand_text(state.view(seat))}.")]
         if word == "legal":
