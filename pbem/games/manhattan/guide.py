@@ -1,0 +1,98 @@
+"""What the player who must decide needs to know, in words.
+
+The first note is public (the services show it to everybody who waits); the
+rest is for the player who acts. Pure: it only reads the state.
+"""
+
+from __future__ import annotations
+
+from .actions import Pass
+from .board import seat_colors
+from .rules import (
+    CHOOSE,
+    colors_to_choose,
+    describe_decision,
+    legal_actions,
+    parts_asked,
+    parts_left,
+    two_colors,
+)
+from .state import State
+
+SIDE_NOTE = ("A card names a site as seen from your side of the board (1 far left, 3 far right, 7 near left, "
+             "9 near right), in any city you like.")
+BUILD_NOTE = ("You build freely on an empty site or your own tower; on another player's tower only if afterwards "
+              "you have at least as many floors (stories, not parts) there as its owner.")
+
+
+def decision_notes(state: State) -> list[str]:
+    """Sentences for the player who must act now."""
+    if state.is_terminal():
+        return ["The game is over."]
+    player = state.current_player()
+    first = describe_decision(state)
+    notes = [first[0].upper() + first[1:]]
+    hand = ", ".join(str(c) for c in state.hands[player]) or "none"
+    named = two_colors(state)
+    if state.phase == CHOOSE:
+        for color in colors_to_choose(state, player):
+            sizes = ", ".join(f"{n} of {size} stor{'y' if size == 1 else 'ies'}"
+                              for size, n in enumerate(state.supply[color], start=1) if n)
+            notes.append(f"Your {color + ' ' if named else ''}parts left in the box: {sizes}; choose "
+                         f"{parts_asked(state, color)} of them, for example "
+                         f"'{next(str(a) for a in legal_actions(state) if a.color in (color, None))}'.")
+        others = [f"player {s + 1} chose {c + ' ' if named else ''}{' '.join(str(x) for x in parts_left(state.chosen[c]))}"
+                  for s, cs in enumerate(seat_colors(state.players)) for c in cs if sum(state.chosen[c])]
+        if others:
+            notes.append("Chosen so far this round: " + "; ".join(others) + ".")
+        notes.append(f"Round {state.round} of {state.rounds}. Your cards: {hand}.")
+        return notes
+    mine = "; ".join(f"{c} {' '.join(str(x) for x in parts_left(state.chosen[c])) or 'none'}"
+                     for c in seat_colors(state.players)[player]) if named else \
+        " ".join(str(x) for x in parts_left(state.chosen[seat_colors(state.players)[player][0]]))
+    notes.append(f"Your cards: {hand}. Your parts to place this round: {mine}.")
+    notes.append(SIDE_NOTE)
+    actions = legal_actions(state)
+    if actions and isinstance(actions[0], Pass):
+        notes.append("No part you hold fits on any site your cards name, in any city: play a card and put one "
+                     "of your parts back in the box (it is out of the game), then draw.")
+    else:
+        notes.append(BUILD_NOTE)
+    return notes
+
+
+def owed_this_turn(state: State, player: int) -> str | None:
+    """A Manhattan turn is a single command: nothing is ever owed once it is sent."""
+    return None
+
+
+def turn_owner(state: State) -> tuple[object, ...]:
+    """Changes when a turn ends: ('choose', round) while parts are chosen, ('turn', seat, round) while
+    building, ('over',) at the end. The round is part of a building turn because with two players the
+    last builder of a round starts the next one when its parts need no choosing (M8)."""
+    if state.is_terminal():
+        return ("over",)
+    if state.phase == CHOOSE:
+        return ("choose", state.round)
+    return ("turn", state.turn, state.round)
+
+
+def decision_subject(state: State) -> str:
+    """A mail subject's words for the decision now due: 'your turn' or 'your turn: choose parts'."""
+    return "your turn: choose parts" if state.phase == CHOOSE else "your turn"
+
+
+def hand_text(view: dict) -> str:
+    """The viewer's own hand in a line, as sites seen from their own side: 'cards 1, 5, 5, 9'."""
+    hand = view.get("hand") or []
+    return "cards " + ", ".join(str(c) for c in hand) if hand else "no cards"
+
+
+# Events that everybody is told of at once (the rest waits for the end of the turn), and those a mail's
+# subject names as its result, the first found in this order.
+PUBLIC_EVENTS = frozenset({"round_scored", "game_over"})
+RESULT_EVENTS = ("game_over", "round_scored")
+
+
+__all__ = ["PUBLIC_EVENTS", "RESULT_EVENTS", "decision_notes", "decision_subject", "hand_text", "owed_this_turn",
+           "turn_owner"]
