@@ -65,7 +65,7 @@ def sim(
     policy: str = typer.Option("uniform", "--policy", help="uniform: any legal command alike; by-kind: a kind of command first, then one of it."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
 ) -> None:
-    """Play random games to the end (uniform over legal commands) and report each one.
+    """Play random games of any game to the end (uniform over legal commands) and report each one.
 
     Example:
 
@@ -74,6 +74,8 @@ def sim(
         pbem sim fifth-avenue --players 2 --back-side --games 3 --json
 
         pbem sim fifth-avenue --players 3 --games 100 --policy by-kind
+
+        pbem sim manhattan --players 2 --games 10
     """
     try:
         engine = get_game(game)

@@ -81,6 +81,8 @@ def game_new(
         pbem game new fifth-avenue -p Ann=ann@example.org -p Bob=bob@example.org --back-side --secret-words
 
         pbem game new fifth-avenue -p Ann=ann@example.org -p Bob=bob@example.org --deadline 48h --on-timeout auto
+
+        pbem game new manhattan -p Ann=ann@example.org -p Bob=bob@example.org -p Cy=cy@example.org
     """
     players = []
     for item in player:

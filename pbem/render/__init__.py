@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from . import manhattan
 from . import text as fifth_avenue
 
-_BOARDS: dict[str, Callable[..., str]] = {"fifth-avenue": fifth_avenue.render_board}
-_MODERATOR_BOARDS: dict[str, Callable[..., str]] = {"fifth-avenue": fifth_avenue.render_moderator_board}
+_BOARDS: dict[str, Callable[..., str]] = {"fifth-avenue": fifth_avenue.render_board,
+                                          "manhattan": manhattan.render_board}
+_MODERATOR_BOARDS: dict[str, Callable[..., str]] = {"fifth-avenue": fifth_avenue.render_moderator_board,
+                                                    "manhattan": manhattan.render_moderator_board}
 
 
 def board(kind: str, view: dict[str, Any], *, players: list[str]) -> str:

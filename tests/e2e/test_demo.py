@@ -180,3 +180,15 @@ def test_a_person_takes_a_seat_with_a_mail_client(tmp_path: Path, pbem) -> None:
     mine = [h for h in history if h["kind"] == "command" and h["actor"] == me]
     assert [h["data"]["command"] for h in mine] == [command] and mine[0]["source"].startswith("mail:<")
     assert any(h["kind"] == "command" and h["actor"] == "ann@demo.test" for h in history)
+
+
+def test_the_demo_plays_manhattan_too(tmp_path: Path, pbem) -> None:
+    url = f"sqlite:///{tmp_path / 'demo.sqlite3'}"
+    proc = subprocess.run([*demo_command(), "demo", "--game", "manhattan", "--players", "2", "--seed", "4",
+                           "--max-turns", "6"], capture_output=True, text=True, env=demo_env(url, tmp_path), timeout=120)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
+    assert proc.stdout.startswith("pbem demo: Manhattan, 2 players (Ann, Bob), seed 4; game 1")
+    assert re.findall(r"^turn (\d+): ", proc.stdout, re.M) == ["1", "2", "3", "4", "5", "6"]
+    assert re.search(r"^turn 1: Ann: choose blue \d( \d){3}; ", proc.stdout, re.M), proc.stdout
+    shown = json.loads(pbem(url, "game", "show", "1", "--json").stdout)
+    assert shown["kind"] == "manhattan" and shown["status"] == "active"

@@ -23,6 +23,7 @@ import pytest
 from sqlmodel import Session, select
 
 from pbem.config import MailConfig, ServerConfig
+from pbem.games import get_game
 from pbem.games.fifth_avenue import new_game
 from pbem.games.rng import Rng
 from pbem.services.games import GameService
@@ -188,8 +189,9 @@ class DovecotMail:
         return self.dovecot.imap(address.split("@")[0])
 
 
-@pytest.mark.parametrize("players, seed, database", [(3, 31, "postgresql"), (2, 32, "sqlite")])
-def test_a_complete_game_entirely_by_mail(players, seed, database, request, dovecot, smtp_server,
+@pytest.mark.parametrize("kind, players, seed, database", [
+    ("fifth-avenue", 3, 31, "postgresql"), ("fifth-avenue", 2, 32, "sqlite"), ("manhattan", 3, 33, "sqlite")])
+def test_a_complete_game_entirely_by_mail(kind, players, seed, database, request, dovecot, smtp_server,
                                           mail_config) -> None:
     """Every decision of a whole game, from the first placement to the final scoring, is read by its player
     from their own inbox and answered by mail, quoting the request; the worker does the rest."""
@@ -198,10 +200,11 @@ def test_a_complete_game_entirely_by_mail(players, seed, database, request, dove
     engine = make_engine(request.getfixturevalue(f"{database}_url"))
     games = GameService(engine, mail_domain="example.test")
     seats = PLAYERS[:players]
-    game_id = games.create_game("fifth-avenue", seats, seed=seed)
+    game_id = games.create_game(kind, seats, seed=seed)
     worker = MailWorker(engine, mail_config)
     mail = DovecotMail(dovecot, smtp_server)
-    robots = [Robot(mail, name, address, seed * 10 + n, subject_tag=f"[Fifth Avenue #{game_id}]")
+    title = get_game(kind).TITLE
+    robots = [Robot(mail, name, address, seed * 10 + n, subject_tag=f"[{title} #{game_id}]")
               for n, (name, address) in enumerate(seats)]
     played: list[tuple[int, str]] = []
     worker.run_once()
@@ -217,7 +220,7 @@ def test_a_complete_game_entirely_by_mail(players, seed, database, request, dove
     finally:
         for robot in robots:
             robot.close()
-    reference = new_game(players, seed)
+    reference = get_game(kind).new_game(players, seed)
     for seat, command in played:
         reference.apply_command(seat, command)
     assert reference.is_terminal() and games.get(game_id).state.to_json() == reference.to_json()
@@ -228,5 +231,6 @@ def test_a_complete_game_entirely_by_mail(players, seed, database, request, dove
     for _, address in seats:
         last = inbox(dovecot, address.split("@")[0])[-1]
         assert "game over" in last["Subject"] and winner in last["Subject"]
-        assert "FINAL SCORING" in last.get_body(("plain",)).get_content()
+        body = last.get_body(("plain",)).get_content()
+        assert "The game is over." in body and ("FINAL SCORING" in body or kind != "fifth-avenue")
     engine.dispose()

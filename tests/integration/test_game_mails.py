@@ -47,10 +47,10 @@ def random_commands(players: int, seed: int, limit: int = 5000) -> list[tuple[in
 class Table:
     """A game played through the service, reading what it mails."""
 
-    def __init__(self, engine, players: int, seed: int, **options) -> None:
+    def __init__(self, engine, players: int, seed: int, *, kind: str = "fifth-avenue", **options) -> None:
         self.service = GameService(engine, clock=lambda: NOON)  # a fixed clock: the deadlines in the mails
         self.players = NAMES[:players]
-        self.game = self.service.create_game("fifth-avenue", self.players, seed=seed, options=options)
+        self.game = self.service.create_game(kind, self.players, seed=seed, options=options)
         self.seen = 0
 
     def new_mails(self) -> list[OutboxMail]:

@@ -1,0 +1,114 @@
+"""The Manhattan board as plain text for email: at most 72 columns, read in a monospace font.
+
+Each player sees the six cities from their own side of the table, so that the
+number in the corner of every site is the number of the card that builds
+there for them: a card names a site as seen from its player's side
+(``games.manhattan.board.absolute_site``). The public and the moderator's board
+are drawn from side 0 (south). A site shows its owner (the color on top) and
+height on its first line, and the floors of every color in it on its second
+(the floors decide who may build on it). The words and the layout live in
+``templates/manhattan/board.txt.j2``; this module prepares the city boxes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from pbem.games.manhattan.board import absolute_site, load_board
+
+from .text import _environment, owner_names
+
+CELL = 10  # a site's width inside its borders
+INITIAL = {"blue": "b", "red": "r", "green": "g", "black": "k"}  # k: b is blue's
+
+
+def render_board(view: dict[str, Any], *, players: list[str], hands: Mapping[int, list[int]] | None = None) -> str:
+    """``view`` is ``State.view(seat)`` (or ``State.view(None)``); ``hands`` (the moderator's board) maps every
+    seat to its cards."""
+    board = load_board()
+    viewer = view["viewer"]
+    side = view["side"][viewer] if viewer is not None else 0
+    names = owner_names(players[: view["players"]])
+    color_owner = {color: names[seat] for seat, colors in enumerate(view["colors"]) for color in colors}
+    boxes = [_city_box(view["cities"][code], side) for code in board.city_codes]
+    rows = [_side_by_side(boxes[i], boxes[i + 1]) for i in range(0, len(boxes), 2)]
+    context = {
+        "v": view, "names": names, "side": side, "side_name": board.side_names[side], "city_rows": rows,
+        "hands": None if hands is None else {int(seat): list(cards) for seat, cards in hands.items()},
+        "chosen": {color: _parts(counts) for color, counts in view["chosen"].items()},
+        "hand_sizes": ", ".join(f"{names[seat]} {count}" for seat, count in enumerate(view["hand_sizes"])),
+        "last_scoring": _last_scoring(view, color_owner, board),
+    }
+    text = _environment().get_template("manhattan/board.txt.j2").render(context)
+    lines = [line.rstrip() for line in text.splitlines()]
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines) + "\n"
+
+
+def render_moderator_board(state: Any, *, players: list[str]) -> str:
+    """The board with every hand: the moderator's."""
+    return render_board(state.view(None), players=players, hands=dict(enumerate(state.hands)))
+
+
+def _parts(counts: list[int]) -> str:
+    """Counts of parts by size as the parts: [1, 2, 0, 1] -> '1 2 2 4'."""
+    return " ".join(str(size) for size, count in enumerate(counts, start=1) for _ in range(count)) or "-"
+
+
+def _last_scoring(view: Mapping[str, Any], color_owner: Mapping[str, str], board: Any) -> str:
+    """The last round's scoring in a sentence."""
+    if not view["history"]:
+        return ""
+    last = view["history"][-1]
+    who = lambda color: f"{color} ({color_owner[color]})"  # noqa: E731
+    tallest = last["tallest"]
+    parts = [f"the tallest tower, {tallest['height']} stories in {board.name(tallest['city'])}, 3 to {who(tallest['color'])}"
+             if tallest else "no single tallest tower"]
+    won = [f"{board.name(city)} to {color}" for city, color in last["majorities"].items() if color]
+    parts.append("majorities (2 each): " + (", ".join(won) if won else "none"))
+    parts.append("towers (1 each): " + ", ".join(f"{color} {n}" for color, n in last["towers"].items()))
+    gained = ", ".join(f"{name} +{points}" for name, points in zip(color_owner.values(), last["points"]))
+    if len(set(color_owner.values())) != len(color_owner):  # two colors a player: points are per player
+        names = list(dict.fromkeys(color_owner.values()))
+        gained = ", ".join(f"{name} +{points}" for name, points in zip(names, last["points"]))
+    return f"Scoring of round {last['round']}: " + "; ".join(parts) + f". Points: {gained}."
+
+
+def _city_box(city: Mapping[str, Any], side: int) -> list[str]:
+    """A city as seen from ``side``: its name, then three rows of three sites, numbered as that side's cards."""
+    border = "+" + "+".join(["-" * CELL] * 3) + "+"
+    inner = len(border) - 2
+    lines = [border, "|" + f" {city['name'].upper()}".ljust(inner) + "|", border]
+    for row in range(3):
+        first, second = [], []
+        for col in range(3):
+            card = row * 3 + col + 1
+            site = city["sites"][absolute_site(side, card) - 1]
+            first.append(_fit(f"{card} {_owner_and_height(site)}"))
+            second.append(_fit("  " + _floors(site)))
+        lines += ["|" + "|".join(first) + "|", "|" + "|".join(second) + "|", border]
+    return lines
+
+
+def _owner_and_height(site: Mapping[str, Any]) -> str:
+    if not site["parts"]:
+        return "  -"
+    return f"{site['owner']} {site['height']}"
+
+
+def _floors(site: Mapping[str, Any]) -> str:
+    """The floors of each color in the tower, most first: 'b5 r2'."""
+    floors = sorted(site["floors"].items(), key=lambda item: (-item[1], item[0])) if site["floors"] else []
+    return " ".join(f"{INITIAL.get(color, color[:1])}{n}" for color, n in floors if n)
+
+
+def _fit(text: str) -> str:
+    return text[:CELL].ljust(CELL)
+
+
+def _side_by_side(left: list[str], right: list[str], gap: int = 2) -> list[str]:
+    return [a + " " * gap + b for a, b in zip(left, right)]
+
+
+__all__ = ["render_board", "render_moderator_board"]
