@@ -38,6 +38,7 @@ def render_board(view: dict[str, Any], *, players: list[str], hands: Mapping[int
         "chosen": {color: _parts(counts) for color, counts in view["chosen"].items()},
         "hand_sizes": ", ".join(f"{names[seat]} {count}" for seat, count in enumerate(view["hand_sizes"])),
         "last_scoring": _last_scoring(view, color_owner, board),
+        "hand_grid": _hand_grid(view.get("hand", [])),
     }
     text = _environment().get_template("manhattan/board.txt.j2").render(context)
     lines = [line.rstrip() for line in text.splitlines()]
@@ -49,6 +50,14 @@ def render_board(view: dict[str, Any], *, players: list[str], hands: Mapping[int
 def render_moderator_board(state: Any, *, players: list[str]) -> str:
     """The board with every hand: the moderator's."""
     return render_board(state.view(None), players=players, hands=dict(enumerate(state.hands)))
+
+
+def _hand_grid(cards: list[int]) -> list[str]:
+    """The hand drawn as sites, as the reader sees a city from their side: how many cards build on each."""
+    counts = [cards.count(card) for card in range(1, 10)]
+    labels = ("far ", "    ", "near")
+    return [f"{labels[row]}  " + " ".join(str(counts[row * 3 + col]) if counts[row * 3 + col] else "."
+                                         for col in range(3)) for row in range(3)]
 
 
 def _parts(counts: list[int]) -> str:
