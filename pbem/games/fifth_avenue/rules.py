@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..base import Event, make_event as _event
 from ..errors import (
     AmbiguousCommandError,
     GameOverError,
@@ -40,8 +41,6 @@ from .actions import (
 )
 from .board import BLACK, CENTRAL_PARK, CITY_HALL, VALUES, Board, load_board
 from .state import TERMINAL, State
-
-Event = dict[str, Any]
 
 
 # =========================================================================== setup
@@ -686,14 +685,6 @@ def apply_action(state: State, player: int, action: Action) -> list[Event]:
 
 def _name(state: State, code: str) -> str:
     return state.board.name(code)
-
-
-def _event(kind: str, actor: int | None, text: str, private: dict[int, str] | None = None, **data: Any) -> Event:
-    event: Event = {"kind": kind, "actor": actor, "text": text}
-    if private:
-        event["private"] = private
-    event.update(data)
-    return event
 
 
 def _draw_black(state: State, player: int, n: int) -> list[int]:

@@ -14,10 +14,10 @@ turn where it stood.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
+from ..base import GameState
 from .board import Board, load_board
 
 TERMINAL = -4  # OpenSpiel's convention for "nobody acts: the game is over"
@@ -25,7 +25,11 @@ GAME = "fifth-avenue"
 
 
 @dataclass
-class State:
+class State(GameState):
+    GAME = GAME
+    RULES = f"{__package__}.rules"
+    VIEW = f"{__package__}.view"
+
     seed: int
     rng: int
     players: int
@@ -71,66 +75,3 @@ class State:
         from . import rules
 
         return rules.current_player(self)
-
-    def is_terminal(self) -> bool:
-        return self.result is not None
-
-    def legal_actions(self):
-        from . import rules
-
-        return rules.legal_actions(self)
-
-    def legal_commands(self) -> list[str]:
-        return [str(a) for a in self.legal_actions()]
-
-    def parse(self, player: int, text: str):
-        """Read one command of ``player`` and check it against the rules."""
-        from . import rules
-
-        return rules.parse(self, player, text)
-
-    def apply_action(self, player: int, action) -> list[dict[str, Any]]:
-        """Apply a legal action; the state is unchanged if it raises."""
-        from . import rules
-
-        return rules.apply_action(self, player, action)
-
-    def apply_command(self, player: int, text: str) -> list[dict[str, Any]]:
-        return self.apply_action(player, self.parse(player, text))
-
-    def view(self, player: int | None) -> dict[str, Any]:
-        from .view import player_view
-
-        return player_view(self, player)
-
-    # ------------------------------------------------------------------ serial form
-    def to_json(self) -> str:
-        # Keys stay in the state's own order, not sorted: the order of a dict is part of how the state behaves
-        # (the rules walk plots, hands and bids in it), so a state read back must hold it exactly.
-        data = {name: getattr(self, name) for name in _FIELDS}
-        data["game"] = GAME
-        return json.dumps(data, separators=(",", ":"))
-
-    def to_dict(self) -> dict[str, Any]:
-        # Through JSON: a deep copy that shares nothing with the live state, and fast.
-        return json.loads(self.to_json())
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "State":
-        return cls.from_json(json.dumps(data))
-
-    @classmethod
-    def from_json(cls, text: str) -> "State":
-        data = json.loads(text)
-        if data.get("game", GAME) != GAME:
-            raise ValueError(f"not a {GAME} state: {data.get('game')!r}")
-        unknown = set(data) - set(_FIELDS) - {"game"}
-        if unknown:
-            raise ValueError(f"unknown fields in a {GAME} state: {', '.join(sorted(unknown))}")
-        return cls(**{k: v for k, v in data.items() if k != "game"})
-
-    def clone(self) -> "State":
-        return State.from_json(self.to_json())
-
-
-_FIELDS = tuple(f.name for f in fields(State))

@@ -17,6 +17,7 @@ import copy
 from itertools import product
 from typing import Any
 
+from ..base import Event, make_event as _event
 from ..errors import (
     AmbiguousCommandError,
     GameOverError,
@@ -28,7 +29,7 @@ from .actions import Action, Choose, Pass, Play, parse_command
 from .board import SITES, absolute_site, load_board, seat_colors, seat_sides, seating
 from .state import BUILD, CHOOSE, OVER, TERMINAL, State
 
-Event = dict[str, Any]
+
 Tower = list[list[Any]]  # parts bottom to top, each [color, size]
 
 
@@ -385,14 +386,6 @@ def check(state: State, player: int, action: Action) -> None:
 
 
 # =========================================================================== applying
-
-
-def _event(kind: str, actor: int | None, text: str, private: dict[int, str] | None = None, **data: Any) -> Event:
-    event: Event = {"kind": kind, "actor": actor, "text": text}
-    if private:
-        event["private"] = private
-    event.update(data)
-    return event
 
 
 def apply_action(state: State, player: int, action: Action) -> list[Event]:

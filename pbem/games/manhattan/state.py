@@ -13,10 +13,10 @@ four counts, for the sizes 1, 2, 3 and 4 stories.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
+from ..base import GameState
 from .board import Board, load_board, seat_colors, seat_sides, seating
 
 TERMINAL = -4  # OpenSpiel's convention for "nobody acts: the game is over"
@@ -27,7 +27,11 @@ OVER = "over"
 
 
 @dataclass
-class State:
+class State(GameState):
+    GAME = GAME
+    RULES = f"{__package__}.rules"
+    VIEW = f"{__package__}.view"
+
     seed: int
     rng: int
     players: int
@@ -75,65 +79,3 @@ class State:
     # ------------------------------------------------------------------ game API
     def current_player(self) -> int:
         return TERMINAL if self.result is not None else self.turn
-
-    def is_terminal(self) -> bool:
-        return self.result is not None
-
-    def legal_actions(self):
-        from . import rules
-
-        return rules.legal_actions(self)
-
-    def legal_commands(self) -> list[str]:
-        return [str(a) for a in self.legal_actions()]
-
-    def parse(self, player: int, text: str):
-        """Read one command of ``player`` and check it against the rules."""
-        from . import rules
-
-        return rules.parse(self, player, text)
-
-    def apply_action(self, player: int, action) -> list[dict[str, Any]]:
-        """Apply a legal action; the state is unchanged if it raises."""
-        from . import rules
-
-        return rules.apply_action(self, player, action)
-
-    def apply_command(self, player: int, text: str) -> list[dict[str, Any]]:
-        return self.apply_action(player, self.parse(player, text))
-
-    def view(self, player: int | None) -> dict[str, Any]:
-        from .view import player_view
-
-        return player_view(self, player)
-
-    # ------------------------------------------------------------------ serial form
-    def to_json(self) -> str:
-        # Keys stay in the state's own order, not sorted: the rules walk cities and colors in dict order.
-        data = {name: getattr(self, name) for name in _FIELDS}
-        data["game"] = GAME
-        return json.dumps(data, separators=(",", ":"))
-
-    def to_dict(self) -> dict[str, Any]:
-        # Through JSON: a deep copy that shares nothing with the live state.
-        return json.loads(self.to_json())
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> State:
-        return cls.from_json(json.dumps(data))
-
-    @classmethod
-    def from_json(cls, text: str) -> State:
-        data = json.loads(text)
-        if data.get("game", GAME) != GAME:
-            raise ValueError(f"not a {GAME} state: {data.get('game')!r}")
-        unknown = set(data) - set(_FIELDS) - {"game"}
-        if unknown:
-            raise ValueError(f"unknown fields in a {GAME} state: {', '.join(sorted(unknown))}")
-        return cls(**{k: v for k, v in data.items() if k != "game"})
-
-    def clone(self) -> State:
-        return State.from_json(self.to_json())
-
-
-_FIELDS = tuple(f.name for f in fields(State))
