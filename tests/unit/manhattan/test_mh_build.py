@@ -48,7 +48,7 @@ def test_the_card_may_be_used_in_any_city(game4):
 @pytest.mark.parametrize("players,seat,site", [
     (4, 0, 1), (4, 1, 3), (4, 2, 9), (4, 3, 7),
     (3, 0, 1), (3, 1, 3), (3, 2, 9),
-    (2, 0, 1), (2, 1, 9),
+    (2, 0, 1), (2, 1, 3),
 ])
 def test_card_1_builds_on_the_far_left_site_of_each_seat(players, seat, site):
     s = building(players, seed=3)

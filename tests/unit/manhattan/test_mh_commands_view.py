@@ -261,7 +261,7 @@ def test_view_shows_everything_public():
 
 def test_two_player_view_names_two_colors_per_seat():
     view = new_game(2, seed=1).view(1)
-    assert view["colors"] == [["blue", "green"], ["red", "black"]] and view["side"] == [0, 2]
+    assert view["colors"] == [["blue", "green"], ["red", "black"]] and view["side"] == [0, 1]
     assert view["waiting_for"] == "player 1 chooses 4 blue or green parts for round 1 (choose <color> <sizes>)."
 
 

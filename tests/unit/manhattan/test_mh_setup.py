@@ -109,10 +109,10 @@ def test_colors_per_seat():
 # --------------------------------------------------------------------------- sides and cards (M3, M4)
 
 
-def test_seats_sit_at_different_sides_two_players_opposite():
+def test_seat_n_sits_at_side_n_a_quarter_turn_per_seat():
     assert seat_sides(4) == (0, 1, 2, 3)
     assert seat_sides(3) == (0, 1, 2)
-    assert seat_sides(2) == (0, 2)
+    assert seat_sides(2) == (0, 1)
     for players in (2, 3, 4):
         assert len(set(seat_sides(players))) == players
 
