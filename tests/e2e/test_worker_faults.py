@@ -192,3 +192,33 @@ def test_mail_waits_while_the_smtp_server_is_down_and_goes_out_when_it_is_back(
     assert up["commands"] == down["commands"]
     for user in ("ann", "bob", "cy"):
         assert mailboxes.wait_for(user, 2)  # the opening mail and what the batch caused
+
+
+def test_a_mailbox_with_a_new_uidvalidity_is_not_processed_twice(tmp_path, sqlite_template, dovecot, smtp_server,
+                                                                   mailboxes) -> None:
+    """The server renumbers the mailbox (UIDVALIDITY changes: a restored backup, a migrated account) with the
+    same mails in it again: the Message-IDs recorded with each outcome keep them from being applied twice."""
+    case = Scenario(tmp_path, sqlite_template, dovecot, smtp_server, mailboxes, "uidvalidity")
+    config = MailConfig(imap=ServerConfig("127.0.0.1", dovecot.imap_port, "plain", "game", "secret"),
+                        smtp=ServerConfig("127.0.0.1", smtp_server.port, "plain"), game_address=GAME,
+                        mailbox="games")
+    with mailboxes.login("game") as client:
+        client.create_folder("games")
+        client.select_folder("INBOX")
+        client.move(client.search(["ALL"]), "games")
+        first_validity = client.select_folder("games")[b"UIDVALIDITY"]
+    engine = make_engine(case.url)
+    MailWorker(engine, config).run_once()
+    before = case.outcome()
+    with mailboxes.login("game") as client:  # the same mails, in a mailbox numbered anew
+        client.delete_folder("games")
+        client.create_folder("games")
+        for raw in batch():
+            client.append("games", raw)
+        assert client.select_folder("games")[b"UIDVALIDITY"] != first_validity
+    report = MailWorker(engine, config).run_once()
+    engine.dispose()
+    after = case.outcome()
+    assert report.processed == [] and len(report.already_done) == len(batch())
+    assert after["commands"] == before["commands"] and after["inbound"] == before["inbound"]
+    assert after["state"] == before["state"] and after["queued"] == before["queued"]
