@@ -7,7 +7,9 @@ that commit. A mail whose Message-ID is already recorded was processed before
 moved and not processed again. Automatic mail (bounces, auto-replies, lists,
 our own) is recorded and never answered, so no mail loop can start. A mail the
 code fails on is recorded as an error and set aside for the moderator; the
-pass goes on.
+pass goes on. After the mail, the deadlines get their turn (``Timekeeper``:
+reminders, timeouts, late notices). The long-running worker sends the outbox
+from a thread of its own (``OutboxRelay``) while it reads the next mail.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from datetime import datetime, timedelta
 from email.message import EmailMessage
 from typing import Callable
 
+from imapclient.exceptions import IMAPClientError
 from sqlalchemy import Engine
 
 from .. import crashpoints
@@ -35,8 +38,6 @@ from .mail_commands import MailCommands
 from .outbox import OutboxService
 from .relay import OutboxRelay, merge
 from .timekeeper import Timekeeper
-
-from imapclient.exceptions import IMAPClientError
 
 KEPT = ("applied", "info", "away")  # outcomes whose mail goes to the processed folder; the rest to rejected
 RATE_LIMIT = 60  # mails per sender and hour that applied nothing; more are recorded and not processed
