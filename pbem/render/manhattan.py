@@ -37,7 +37,7 @@ def render_board(view: dict[str, Any], *, players: list[str], hands: Mapping[int
         "hands": None if hands is None else {int(seat): list(cards) for seat, cards in hands.items()},
         "chosen": {color: _parts(counts) for color, counts in view["chosen"].items()},
         "hand_sizes": ", ".join(f"{names[seat]} {count}" for seat, count in enumerate(view["hand_sizes"])),
-        "last_scoring": _last_scoring(view, color_owner, board),
+        "last_scoring": _last_scoring(view, names, color_owner, board),
         "hand_grid": _hand_grid(view.get("hand", [])),
     }
     text = _environment().get_template("manhattan/board.txt.j2").render(context)
@@ -65,22 +65,20 @@ def _parts(counts: list[int]) -> str:
     return " ".join(str(size) for size, count in enumerate(counts, start=1) for _ in range(count)) or "-"
 
 
-def _last_scoring(view: Mapping[str, Any], color_owner: Mapping[str, str], board: Any) -> str:
-    """The last round's scoring in a sentence."""
+def _last_scoring(view: Mapping[str, Any], names: list[str], color_owner: Mapping[str, str], board: Any) -> str:
+    """The last round's scoring in a sentence; points are per player (a 2-player seat adds its two colors)."""
     if not view["history"]:
         return ""
     last = view["history"][-1]
-    who = lambda color: f"{color} ({color_owner[color]})"  # noqa: E731
     tallest = last["tallest"]
-    parts = [f"the tallest tower, {tallest['height']} stories in {board.name(tallest['city'])}, 3 to {who(tallest['color'])}"
+    parts = [f"the tallest tower, {tallest['height']} stories in {board.name(tallest['city'])}, "
+             f"{board.tallest_points} to {tallest['color']} ({color_owner[tallest['color']]})"
              if tallest else "no single tallest tower"]
     won = [f"{board.name(city)} to {color}" for city, color in last["majorities"].items() if color]
-    parts.append("majorities (2 each): " + (", ".join(won) if won else "none"))
-    parts.append("towers (1 each): " + ", ".join(f"{color} {n}" for color, n in last["towers"].items()))
-    gained = ", ".join(f"{name} +{points}" for name, points in zip(color_owner.values(), last["points"]))
-    if len(set(color_owner.values())) != len(color_owner):  # two colors a player: points are per player
-        names = list(dict.fromkeys(color_owner.values()))
-        gained = ", ".join(f"{name} +{points}" for name, points in zip(names, last["points"]))
+    parts.append(f"majorities ({board.majority_points} each): " + (", ".join(won) if won else "none"))
+    parts.append(f"towers ({board.tower_points} each): "
+                 + ", ".join(f"{color} {n}" for color, n in last["towers"].items()))
+    gained = ", ".join(f"{name} +{points}" for name, points in zip(names, last["points"]))
     return f"Scoring of round {last['round']}: " + "; ".join(parts) + f". Points: {gained}."
 
 

@@ -241,7 +241,7 @@ class MailCommands:
         else:
             report.outcome = "info"
         if absences and report.outcome in ("applied", "away"):
-            for (line, first, last), note in zip(absences, self._announce(report, absences, dry_run)):
+            for (line, *_days), note in zip(absences, self._announce(report, absences, dry_run)):
                 report.lines.append(LineReport(line, "done", line))
                 report.effects.append(note)
         if asked and report.changed:

@@ -253,23 +253,23 @@ def commands_applied(
 
 def moderator_change(info: "GameInfo", what: str, msgid: MakeMsgid, now: datetime,
                      domain: str = "pbem.invalid", reason: str = "") -> list[OutboxMail]:
-    mailer = Mailer(info, msgid, now, domain)
-    return [
-        mailer.mail(p.seat, mailer.request_subject(p.seat) if asks(info, p.seat) else "info: the moderator changed the game",
-                    headline=_moderator_headline(what, reason))
-        for p in info.players
-    ]
+    return _to_everybody(info, _moderator_headline(what, reason), "info: the moderator changed the game", msgid, now,
+                         domain)
 
 
 def board_again(info: "GameInfo", msgid: MakeMsgid, now: datetime, domain: str = "pbem.invalid", *,
                 seats: list[int] | None = None) -> list[OutboxMail]:
     """The board as it stands (the moderator's resend), with the request to whoever must decide."""
+    return _to_everybody(info, "The moderator sent the board again, as it stands now.",
+                         "info: the board as it stands", msgid, now, domain, seats)
+
+
+def _to_everybody(info: "GameInfo", headline: str, subject: str, msgid: MakeMsgid, now: datetime, domain: str,
+                  seats: list[int] | None = None) -> list[OutboxMail]:
+    """One mail a player (of ``seats``, or all): the request to whoever must decide, ``subject`` to the rest."""
     mailer = Mailer(info, msgid, now, domain)
-    return [
-        mailer.mail(p.seat, mailer.request_subject(p.seat) if asks(info, p.seat) else "info: the board as it stands",
-                    headline="The moderator sent the board again, as it stands now.")
-        for p in info.players if seats is None or p.seat in seats
-    ]
+    return [mailer.mail(p.seat, mailer.request_subject(p.seat) if asks(info, p.seat) else subject, headline=headline)
+            for p in info.players if seats is None or p.seat in seats]
 
 
 def absence_announced(info: "GameInfo", seat: int, starts: datetime, ends: datetime, msgid: MakeMsgid,
