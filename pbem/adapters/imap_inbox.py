@@ -15,7 +15,6 @@ from typing import Callable
 
 from imapclient import IMAPClient
 from imapclient.exceptions import IMAPClientError
-from imapclient.util import to_unicode
 
 from ..config import ServerConfig
 
@@ -80,12 +79,11 @@ class Inbox:
         entry = data.get(uid)
         return bytes(entry[b"BODY[]"]) if entry and b"BODY[]" in entry else None
 
-    def message_id(self, uid: int) -> str:
-        data = self.imap.fetch([uid], ["BODY.PEEK[HEADER.FIELDS (MESSAGE-ID)]"])
+    def headers(self, uid: int, names: tuple[str, ...] = ("MESSAGE-ID",)) -> bytes:
+        """Only these header fields of a mail, as sent (b"" when it has none of them)."""
+        data = self.imap.fetch([uid], [f"BODY.PEEK[HEADER.FIELDS ({' '.join(names)})]"])
         entry = data.get(uid, {})
-        raw = next((v for k, v in entry.items() if k.startswith(b"BODY[HEADER")), b"")
-        text = to_unicode(raw) if raw else ""
-        return text.partition(":")[2].strip()
+        return bytes(next((v for k, v in entry.items() if k.startswith(b"BODY[HEADER")), b"") or b"")
 
     def move(self, uids: list[int], folder: str) -> None:
         if not uids:

@@ -12,6 +12,7 @@ the lease runs out and the mail is sent again.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,10 +30,14 @@ from sqlalchemy import Engine, and_, or_, select, update
 
 from .. import crashpoints
 from ..config import ServerConfig
-from ..store.models import OutboxMail, OutboxStatus, utcnow
+from ..mail.message import MAX_REFERENCES, is_address, is_message_id
+from ..store.models import OutboxMail, OutboxStatus, fit, utcnow
 
 LEASE = timedelta(minutes=10)
 MAX_ATTEMPTS = 10
+MAX_HEADER = 900  # characters of one header value; a line of mail holds at most 998
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_HEADER_NAME = re.compile(r"[!-9;-~]{1,76}")  # RFC 5322 field names: printable ASCII but the colon
 TEMPORARY = (aiosmtplib.SMTPConnectError, aiosmtplib.SMTPServerDisconnected, aiosmtplib.SMTPTimeoutError,
              asyncio.TimeoutError, ConnectionError, OSError)
 
@@ -49,22 +54,49 @@ class SendReport:
     failed: list[int] = field(default_factory=list)
 
 
+class UnsendableMail(ValueError):
+    """A queued mail that no server could ever take (no valid recipient): it fails at once, never retried."""
+
+
+_THREAD_HEADERS = ("In-Reply-To", "References")
+
+
+def _header_value(name: str, value: object) -> str | None:
+    """``value`` fit for the header ``name``, or None to leave the header out. A last guard: whatever a
+    received mail put into a queued one, no CR, LF or NUL reaches a header we write, and In-Reply-To and
+    References carry only valid Message-IDs."""
+    if not isinstance(value, str):
+        return None
+    if name in _THREAD_HEADERS:
+        ids = [mid for mid in value.split() if is_message_id(mid)]
+        return " ".join(ids[-MAX_REFERENCES:]) or None
+    text = " ".join(_CONTROL.sub(" ", value).split())[:MAX_HEADER]
+    if not text:
+        return None
+    return text if text.isascii() else Header(text, "utf-8").encode()
+
+
 def build_message(mail: OutboxMail, sender: str) -> Message:
     """The mail as sent: a text part and, when there is one, the same board as HTML.
 
     Built with the email package's compat32 classes, which do here what ``EmailMessage`` does at a third of
-    the cost (measured in bench/mail.py): a worker builds one of these for every mail it sends.
+    the cost (measured in bench/mail.py): a worker builds one of these for every mail it sends. Raises
+    UnsendableMail for a recipient no server would take.
     """
+    if not is_address(mail.recipient):
+        raise UnsendableMail(f"{mail.recipient!r} is not an address a mail can be sent to")
     parts = [_text_part(mail.text_body, "plain")] + ([_text_part(mail.html_body, "html")] if mail.html_body else [])
     msg: Message = parts[0] if len(parts) == 1 else MIMEMultipart("alternative", _subparts=parts)
     msg["From"] = sender
     msg["To"] = mail.recipient
     msg["Reply-To"] = sender
-    msg["Subject"] = mail.subject if mail.subject.isascii() else Header(mail.subject, "utf-8").encode()
+    msg["Subject"] = _header_value("Subject", mail.subject) or "(no subject)"
     msg["Date"] = formatdate(localtime=False, usegmt=True)
     for name, value in mail.headers.items():
-        if name not in msg:
-            msg[name] = value
+        if name not in msg and _HEADER_NAME.fullmatch(name):
+            kept = _header_value(name, value)
+            if kept is not None:
+                msg[name] = kept
     msg["X-Pbem"] = "1"  # marks our own mail, so the worker never answers it
     return msg
 
@@ -96,6 +128,8 @@ def claim(engine: Engine, now: datetime, limit: int = 50) -> list[OutboxMail]:
 
 
 def _finish(engine: Engine, mail_id: int, **values) -> None:
+    if "last_error" in values:  # a server's words, cut to the column (Core statements skip the models' own cut)
+        values["last_error"] = fit(OutboxMail.last_error, values["last_error"])
     with engine.execution_options(pbem_write=True).begin() as connection:
         connection.execute(update(OutboxMail).where(OutboxMail.id == mail_id).values(**values))
 
@@ -196,8 +230,17 @@ async def _send_claimed(
         while waiting and not unreachable:
             mail = waiting.popleft()
             was_connected = connection.connected
+            if mail.attempts > MAX_ATTEMPTS:  # its leases ran out again and again: each try ended the sender
+                _settle(engine, mail, report, clock(), True, f"given up after {MAX_ATTEMPTS} tries that never "
+                        "finished (the sending process stopped each time)")
+                continue
             try:
-                await connection.send(build_message(mail, sender), sender, [mail.recipient])
+                message = build_message(mail, sender)
+            except Exception as exc:  # nothing to send, now or later: failed at once (the moderator is told)
+                _settle(engine, mail, report, clock(), True, f"cannot be sent: {type(exc).__name__}: {exc}")
+                continue
+            try:
+                await connection.send(message, sender, [mail.recipient])
             except aiosmtplib.SMTPRecipientsRefused as exc:
                 errors = [e for e in exc.recipients]
                 permanent = all(e.code >= 500 for e in errors)
@@ -209,6 +252,9 @@ async def _send_claimed(
                 _settle(engine, mail, report, clock(), False, error)
                 if not was_connected and not connection.connected:  # the server is down or unreachable
                     unreachable.append(error)
+            except Exception as exc:  # a mail our code cannot send: it alone fails, and the others go on
+                await connection.close()
+                _settle(engine, mail, report, clock(), True, f"cannot be sent: {type(exc).__name__}: {exc}")
             else:
                 crashpoints.reached("mail accepted by SMTP, not marked sent")  # the one window for a double send
                 _finish(engine, mail.id, status=OutboxStatus.SENT, sent_at=clock(), last_error="")

@@ -11,6 +11,7 @@ from imapclient.exceptions import IMAPClientError
 
 from ..config import MailConfig
 from ..services.worker import MailWorker
+from ..store.db import is_transient
 from .context import app_context, fail, out
 
 config_app = typer.Typer(help="The configuration: see whether it works.", no_args_is_help=True)
@@ -52,6 +53,10 @@ def worker(
             report = runner.run_once()
         except (IMAPClientError, OSError) as exc:
             fail(f"the mail server failed: {exc}")
+        except Exception as exc:
+            if not is_transient(exc):
+                raise
+            fail(f"the database failed: {str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}")
         log(f"pass: {len(report.processed)} mail(s) read, {len(report.sent.sent)} sent, "
             f"{len(report.sent.retry)} to retry, {len(report.sent.failed)} failed")
         return

@@ -1,39 +1,108 @@
-"""What a mail's headers tell: who sent it, which game it names, what it answers."""
+"""What a mail's headers tell: who sent it, which game it names, what it answers.
+
+Anybody can send the game mailbox anything, and some of what is read here goes
+into the headers of the mails we write (In-Reply-To, References, To) and into
+the database. So the identifying headers are read strictly, from their raw text
+(an encoded word is never decoded into a Message-ID or an address): a value
+that is not what RFC 5322 allows there, or is longer than we keep, counts as
+absent. Nothing here raises, whatever the bytes.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from email.message import EmailMessage
-from email.utils import getaddresses
 
-_GAME_TAG = re.compile(r"\[[^\]\[#]*#\s*(\d+)\s*\]")
-_DECISION = re.compile(r"\bdecision\s+(\d+)\b", re.IGNORECASE)
-_MSGID = re.compile(r"<[^<>\s]+>")
+_GAME_TAG = re.compile(r"\[[^\]\[#]*#\s*([0-9]{1,9})\s*\]")
+_DECISION = re.compile(r"\bdecision\s+([0-9]{1,9})\b", re.IGNORECASE)
+
+MAX_MESSAGE_ID = 250  # longer Message-IDs are treated as absent (stored in a column of 255)
+MAX_ADDRESS = 254  # RFC 5321's longest path, less the angle brackets
+MAX_SUBJECT = 200  # what we read (and quote in a reply's subject) of a subject
+MAX_REFERENCES = 20  # Message-IDs of In-Reply-To and References looked up, the newest ones
+_ATEXT = r"A-Za-z0-9!#$%&'*+/=?^_`{|}~\-"
+_MESSAGE_ID = re.compile(rf"<[{_ATEXT}.]+@(?:[{_ATEXT}.]+|\[[\x21-\x5a\x5e-\x7e]*\])>")
+_ADDRESS = re.compile(rf"[{_ATEXT}]+(?:\.[{_ATEXT}]+)*@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+                      r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*")
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
+_COMMENT = re.compile(r"\([^()]*\)")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def _header(msg: EmailMessage, name: str) -> str:
+    """A header as decoded for people (encoded words decoded); "" when absent or unreadable."""
     try:
         value = msg.get(name)
+        return str(value) if value is not None else ""
     except Exception:  # a header the parser cannot make sense of counts as absent
         return ""
-    return str(value) if value is not None else ""
+
+
+def raw_header(msg: EmailMessage, name: str) -> str | None:
+    """The first ``name`` header as it was sent, unfolded and not decoded; None when there is none."""
+    try:
+        for key, value in msg.raw_items():
+            if key.lower() == name.lower():
+                return re.sub(r"\r?\n(?=[ \t])", "", str(value)).strip()
+    except Exception:
+        pass
+    return None
+
+
+def is_message_id(value: str) -> bool:
+    """Whether ``value`` is one Message-ID as RFC 5322 writes it, ASCII, at most MAX_MESSAGE_ID long."""
+    return len(value) <= MAX_MESSAGE_ID and _MESSAGE_ID.fullmatch(value) is not None
+
+
+def is_address(value: str) -> bool:
+    """Whether ``value`` is a plain ASCII mailbox address (dot-atom@domain) that SMTP can reach."""
+    return len(value) <= MAX_ADDRESS and _ADDRESS.fullmatch(value) is not None
 
 
 def sender(msg: EmailMessage) -> str | None:
-    """The From address, lower case; None if there is none."""
-    try:
-        addresses = [addr for _, addr in getaddresses([_header(msg, "From")]) if "@" in addr]
-    except Exception:
+    """The From address, lower case; None when there is not exactly one valid address.
+
+    The address in angle brackets wins over anything that looks like an address in the display name
+    (``ann@example.org <evil@x.test>`` is evil@x.test). A non-ASCII address (RFC 6532) is not answered:
+    we could not send to it."""
+    raw = raw_header(msg, "From")
+    if not raw:
         return None
-    return addresses[0].strip().lower() if addresses else None
+    text = _COMMENT.sub(" ", _QUOTED.sub(" ", raw))  # a display name may hold anything
+    angles = re.findall(r"<([^<>]*)>", text)
+    if len(angles) > 1:
+        return None  # several addresses: whose mail would it be?
+    if angles:
+        name, _, after = text.partition(f"<{angles[0]}>")
+        address = angles[0].strip() if not after.strip() and "," not in name else ""
+    else:
+        address = text.strip()
+    return address.lower() if is_address(address) else None
 
 
 def subject(msg: EmailMessage) -> str:
-    return " ".join(_header(msg, "Subject").split())
+    """The subject as decoded, on one line, without control characters, at most MAX_SUBJECT long."""
+    return " ".join(_CONTROL.sub(" ", _header(msg, "Subject")).split())[:MAX_SUBJECT]
 
 
-def message_id(msg: EmailMessage) -> str:
-    return _header(msg, "Message-ID").strip()
+def message_id(msg: EmailMessage) -> str | None:
+    """The mail's Message-ID when it is a valid one (it may go into our In-Reply-To); else None."""
+    raw = raw_header(msg, "Message-ID")
+    return raw if raw is not None and is_message_id(raw) else None
+
+
+def ledger_key(msg: EmailMessage, place: str) -> str:
+    """What the mail is recorded under, so a second copy is known: its Message-ID; for an invalid one a
+    digest of it (copies still match); without any, ``place`` (the mailbox, UIDVALIDITY and UID)."""
+    valid = message_id(msg)
+    if valid:
+        return valid
+    raw = raw_header(msg, "Message-ID")
+    if raw:
+        digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:40]
+        return f"<invalid-{digest}@pbem.invalid>"
+    return f"<no-id-{hashlib.sha256(place.encode('utf-8', 'surrogatepass')).hexdigest()[:40]}@pbem.invalid>"
 
 
 def game_tag(text: str) -> int | None:
@@ -55,10 +124,11 @@ def references(msg: EmailMessage) -> list[str]:
     """Message-IDs this mail answers, the direct parent first."""
     found: list[str] = []
     for name in ("In-Reply-To", "References"):
-        for mid in _MSGID.findall(_header(msg, name)):
-            if mid not in found:
+        given = re.findall(r"<[^<>]*>", raw_header(msg, name) or "")
+        for mid in given[-MAX_REFERENCES:] if name == "References" else given[:1]:
+            if is_message_id(mid) and mid not in found:
                 found.append(mid)
-    return found
+    return found[:MAX_REFERENCES]
 
 
 _ROBOT_SENDERS = re.compile(r"^(mailer-daemon|postmaster|nobody|no-?reply|bounces?)(@|$)|-request@|^owner-", re.I)

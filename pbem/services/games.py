@@ -22,13 +22,14 @@ from sqlmodel import Session, select
 
 from ..games import get_game
 from ..games.errors import CommandError
-from ..store.models import Absence, DecisionClock, Event, Game, GameStatus, InboundMail, OutboxMail, Seat, Snapshot, utcnow
+from ..store.models import Absence, DecisionClock, Event, Game, GameStatus, InboundMail, Seat, Snapshot, utcnow
 from ..store.uow import UnitOfWork
 from . import deadlines, notices
 from .deadlines import Timing, TimingError
 
 EXPORT_FORMAT = "pbem-game"
 EXPORT_VERSION = 1
+MAX_GAME_ID = 2**31 - 1  # the largest number an INTEGER column holds on every database; no game has a larger one
 SNAPSHOT_EVERY = 10  # commands between snapshots: a load replays fewer than this
 EVENT_KINDS = ("created", "command", "undo", "replace_player", "pause", "resume", "abort")
 
@@ -334,80 +335,6 @@ class GameService:
                 .where(Seat.email == wanted).order_by(Game.id)
             ).all()
             return [(game_id, get_game(kind).TITLE, status) for game_id, kind, status in rows]
-
-    def game_of_messages(self, message_ids: list[str]) -> int | None:
-        """The game of the first of these Message-IDs that is a mail we sent."""
-        if not message_ids:
-            return None
-        with UnitOfWork(self.engine) as uow:
-            rows = uow.session.exec(
-                select(OutboxMail.message_id, OutboxMail.game_id).where(OutboxMail.message_id.in_(message_ids))
-            ).all()
-        found = {mid: game_id for mid, game_id in rows if game_id is not None}
-        return next((found[mid] for mid in message_ids if mid in found), None)
-
-    def recipients_of(self, message_ids: list[str]) -> list[tuple[int | None, str]]:
-        """(game, recipient) of the mails we sent with these Message-IDs."""
-        if not message_ids:
-            return []
-        with UnitOfWork(self.engine) as uow:
-            return list(uow.session.exec(
-                select(OutboxMail.game_id, OutboxMail.recipient).where(OutboxMail.message_id.in_(message_ids))
-            ).all())
-
-    def inbound_count(
-        self, sender: str, since: datetime, outcomes: tuple[str, ...] = (), *, excluding: tuple[str, ...] = (),
-    ) -> int:
-        """How many mails from ``sender`` were recorded since ``since`` (with one of ``outcomes``, if given;
-        without those ``excluding``)."""
-        with UnitOfWork(self.engine) as uow:
-            query = select(func.count()).select_from(InboundMail).where(
-                InboundMail.sender == sender, InboundMail.received_at >= since)
-            if outcomes:
-                query = query.where(InboundMail.outcome.in_(outcomes))
-            if excluding:
-                query = query.where(InboundMail.outcome.not_in(excluding))
-            return uow.session.exec(query).one()
-
-    def queue_mail(
-        self, to: str | None, subject: str, body: str, *, game_id: int | None = None, in_reply_to: str | None = None,
-        inbound: InboundMail | None = None, also: Iterable[OutboxMail] = (),
-    ) -> str | None:
-        """Queue one mail (a reply to a player), and record the inbound mail it answers, in one transaction;
-        ``also``, more mails that belong to the same transaction (a word to the moderator).
-
-        Returns the new mail's Message-ID (None when ``to`` is None: only the inbound record is stored).
-        """
-        now = self.clock()
-        message_id = self.new_message_id()
-        headers = {"Message-ID": message_id, "Auto-Submitted": "auto-replied" if in_reply_to else "auto-generated"}
-        if game_id is not None:
-            headers["X-Pbem-Game"] = str(game_id)
-        if in_reply_to:
-            headers["In-Reply-To"] = in_reply_to
-            headers["References"] = in_reply_to
-        with UnitOfWork(self.engine, write=True) as uow:
-            if to is not None:
-                uow.session.add(OutboxMail(
-                    game_id=game_id, recipient=to, subject=subject, headers=headers, text_body=body,
-                    next_attempt_at=now, message_id=message_id, created_at=now,
-                ))
-            if inbound is not None:
-                uow.session.add(inbound)
-            uow.session.add_all(also)
-            uow.commit()
-        return message_id if to is not None else None
-
-    def inbound_outcome(self, message_id: str) -> str | None:
-        """What became of the mail with this Message-ID (applied, rejected, ignored, ...); None if never seen."""
-        with UnitOfWork(self.engine) as uow:
-            return uow.session.exec(
-                select(InboundMail.outcome).where(InboundMail.message_id == message_id)).first()
-
-    def last_uid(self, mailbox: str, uidvalidity: int) -> int:
-        with UnitOfWork(self.engine) as uow:
-            return uow.session.exec(select(func.max(InboundMail.uid)).where(
-                InboundMail.mailbox == mailbox, InboundMail.uidvalidity == uidvalidity)).one() or 0
 
     # ------------------------------------------------------------------ playing
 
@@ -851,13 +778,13 @@ class GameService:
         return make_msgid(domain=self.mail_domain)
 
     def _game(self, s: Session, game_id: int) -> Game:
-        game = s.get(Game, game_id)
+        game = s.get(Game, game_id) if 0 < game_id <= MAX_GAME_ID else None
         if game is None:
             raise GameNotFound(f"there is no game {game_id}")
         return game
 
     def _locked(self, uow: UnitOfWork, game_id: int) -> Game:
-        game = uow.lock_game(game_id)
+        game = uow.lock_game(game_id) if 0 < game_id <= MAX_GAME_ID else None
         if game is None:
             raise GameNotFound(f"there is no game {game_id}")
         return game

@@ -24,6 +24,7 @@ from .. import render
 from ..games import get_game
 from ..mail.message import decision, game_tag, message_id, references, sender, subject
 from ..mail.text import MailText, extract_text, read_message
+from .ledger import MailLedger
 from .games import CommandRejected, GameInfo, GameNotActive, GameNotFound, GameService, PlayerNotInGame, ServiceError
 from ..store.models import GameStatus, InboundMail, OutboxMail
 from . import notices
@@ -106,8 +107,9 @@ def _wrap(text: str, indent: str = "") -> str:
 
 
 class MailCommands:
-    def __init__(self, games: GameService, *, moderator: str = "") -> None:
+    def __init__(self, games: GameService, *, moderator: str = "", ledger: MailLedger | None = None) -> None:
         self.games = games
+        self.ledger = ledger or MailLedger(games.engine, clock=games.clock, mail_domain=games.mail_domain)
         self.moderator = moderator  # told of refused impersonations
 
     # ------------------------------------------------------------------ the one entry point
@@ -121,7 +123,7 @@ class MailCommands:
         caller has it.
         """
         msg = parsed if parsed is not None else read_message(raw)
-        report = MailReport(sender=sender(msg), message_id=message_id(msg), subject=subject(msg), text=extract_text(msg))
+        report = MailReport(sender=sender(msg), message_id=message_id(msg) or "", subject=subject(msg), text=extract_text(msg))
         self._inbound = inbound
         if inbound is not None:
             inbound.outcome, inbound.sender = "applied", report.sender or ""
@@ -147,7 +149,7 @@ class MailCommands:
             # An applied mail's confirmation goes out with the new board from the game service (and the
             # inbound record was stored with it); a separate reply follows when the player asked for
             # information, and every other mail stores its record with its reply.
-            self.games.queue_mail(report.reply_to if wants_reply else None, report.reply_subject or "",
+            self.ledger.queue_mail(report.reply_to if wants_reply else None, report.reply_subject or "",
                                   report.reply_body or "", game_id=report.game_id,
                                   in_reply_to=report.message_id or None,
                                   inbound=None if report.changed else inbound, also=report.to_moderator)
@@ -157,7 +159,7 @@ class MailCommands:
         if report.sender is None or self.games.games_of(report.sender):
             return False  # players always get their answer
         since = self.games.clock() - timedelta(days=1)
-        return self.games.inbound_count(report.sender, since, STRANGER_OUTCOMES) > 0
+        return self.ledger.count(report.sender, since, STRANGER_OUTCOMES) > 0
 
     # ------------------------------------------------------------------ steps
 
@@ -181,7 +183,7 @@ class MailCommands:
         try:
             report.seat = next(p.seat for p in info.players if p.email == report.sender)
         except StopIteration:
-            claimed = [to for gid, to in self.games.recipients_of(references(msg))
+            claimed = [to for gid, to in self.ledger.recipients_of(references(msg))
                        if gid == game_id and to in {p.email for p in info.players}]
             if claimed:
                 # An answer to a mail we sent to one seat, from another address: never applied, and the
@@ -298,8 +300,9 @@ class MailCommands:
             words = line.split()
             if not words:
                 continue
-            if len(words) == 2 and words[0].lower() == "game" and words[1].lstrip("#").isdigit():
-                named = int(words[1].lstrip("#"))
+            number = re.fullmatch(r"#?([0-9]{1,30})", words[1]) if len(words) == 2 else None
+            if number and words[0].lower() == "game":
+                named = int(number.group(1))
             else:
                 rest.append(line)
         return named, rest
@@ -309,7 +312,7 @@ class MailCommands:
         candidates = (
             ("game line", lambda: named),
             ("subject", lambda: game_tag(report.subject)),
-            ("reply to our mail", lambda: self.games.game_of_messages(references(msg))),
+            ("reply to our mail", lambda: self.ledger.game_of_messages(references(msg))),
         )
         for how, find in candidates:  # in this order, looking no further than needed
             game_id = find()

@@ -313,12 +313,18 @@ def late_notice(info: "GameInfo", seat: int, late: timedelta, msgid: MakeMsgid, 
 def to_moderator(moderator: str, subject: str, lines: list[str], msgid: MakeMsgid, now: datetime, *,
                  game_id: int | None = None) -> OutboxMail:
     """A plain mail to the moderator (a timeout, a bounce, a mail that could not be sent, ...)."""
+    return plain_mail(moderator, f"moderator: {subject}", lines, msgid, now, game_id=game_id)
+
+
+def plain_mail(to: str, subject: str, lines: list[str], msgid: MakeMsgid, now: datetime, *,
+               game_id: int | None = None) -> OutboxMail:
+    """A mail of a few paragraphs, no board: ``lines`` are paragraphs, each wrapped at 72 columns."""
     import textwrap
 
     text = "\n".join(textwrap.fill(line, 72, break_long_words=False, break_on_hyphens=False) if line else ""
                      for line in lines).rstrip() + "\n"
     message_id = msgid()
-    return OutboxMail(game_id=game_id, recipient=moderator, subject=f"[pbem] moderator: {subject}"[:200],
+    return OutboxMail(game_id=game_id, recipient=to, subject=f"[pbem] {subject}"[:200],
                       headers={"Message-ID": message_id, "Auto-Submitted": "auto-generated",
                                **({"X-Pbem-Game": str(game_id)} if game_id is not None else {})},
                       text_body=text, html_body=None, next_attempt_at=now, message_id=message_id, created_at=now)

@@ -36,6 +36,7 @@ from . import notices
 from ..timespans import format_duration, format_moment
 from .deadlines import (CHECK_MARK, DIGEST_EVERY, LATE_NOTICE_EVERY, aware, get_mark, open_clock, open_clocks,
                         set_mark)
+from .ledger import MailLedger
 from .games import CommandRejected, DecisionMoved, GameInfo, GameNotActive, GameService
 
 OUTAGE_GAP = timedelta(hours=1)
@@ -67,6 +68,7 @@ class Timekeeper:
     def __init__(self, games: GameService, *, moderator: str = "", outage_gap: timedelta = OUTAGE_GAP,
                  log: Callable[[str], None] = lambda line: None) -> None:
         self.games = games
+        self.ledger = MailLedger(games.engine, clock=games.clock, mail_domain=games.mail_domain)
         self.moderator = moderator
         self.outage_gap = outage_gap
         self.log = log
@@ -163,7 +165,7 @@ class Timekeeper:
         report.played.append((info.id, command))
         self.log(f"game {info.id}: {email}'s deadline passed; played {command!r}")
         if clock.kind != "bid" and self.moderator:
-            self.games.queue_mail(None, "", "", also=[notices.to_moderator(
+            self.ledger.queue_mail(None, "", "", also=[notices.to_moderator(
                 self.moderator, f"{info.title} #{info.id}: a deadline passed", [
                     f"{self._who(info, clock.seat)} did not decide by {format_moment(aware(clock.due_at))} "
                     f"(decision {clock.decision}). The game is set to play its default, so this was played for "

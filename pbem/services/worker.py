@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import socket
 import time
-import traceback
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from email.message import EmailMessage
@@ -29,11 +28,13 @@ from .. import crashpoints
 from ..adapters.imap_inbox import Inbox
 from ..adapters.outbox_sender import SendReport
 from ..config import MailConfig
-from ..mail.message import automatic_reason, is_bounce, message_id, sender, subject
+from ..mail.message import automatic_reason, is_bounce, ledger_key, sender, subject
 from ..mail.text import read_message
+from ..store.db import DatabaseUnavailable, is_transient
 from ..store.models import InboundMail, OutboxMail, utcnow
 from . import notices
 from .games import GameService
+from .ledger import MailLedger, error_summary
 from .mail_commands import MailCommands
 from .outbox import OutboxService
 from .relay import OutboxRelay, merge
@@ -42,7 +43,10 @@ from .timekeeper import Timekeeper
 KEPT = ("applied", "info", "away")  # outcomes whose mail goes to the processed folder; the rest to rejected
 RATE_LIMIT = 60  # mails per sender and hour that applied nothing; more are recorded and not processed
 MOVE_BATCH = 50  # committed mails moved out of the mailbox in one IMAP command
-RECONNECT_ERRORS = (IMAPClientError, OSError, socket.timeout, EOFError)
+RECONNECT_ERRORS = (IMAPClientError, OSError, socket.timeout, EOFError, DatabaseUnavailable)
+TRANSIENT_TRIES = 4  # tries at one mail while the database fails under it (0.5, 2 and 8 s apart)
+TRANSIENT_DELAY = 0.5
+SET_ASIDE_NOTICES = 10  # notices an hour to the moderator of mails set aside; beyond that they are only recorded
 
 
 @dataclass
@@ -63,7 +67,8 @@ class MailWorker:
         self.log = log
         self.rate_limit = rate_limit
         self.games = GameService(engine, clock=clock, mail_domain=mail_domain or mail.game_address.split("@")[-1])
-        self.commands = MailCommands(self.games, moderator=mail.moderator)
+        self.ledger = MailLedger(engine, clock=clock, mail_domain=self.games.mail_domain)
+        self.commands = MailCommands(self.games, moderator=mail.moderator, ledger=self.ledger)
         self.relay = OutboxRelay(engine, mail, clock=clock, log=log, interval=mail.poll_interval,
                                  failed=self._tell_moderator_of_failures)
         self.timekeeper = Timekeeper(self.games, moderator=mail.moderator,
@@ -109,8 +114,12 @@ class MailWorker:
                         if report.processed:
                             continue  # mail that came during the pass was announced then, not to the IDLE to come
                         inbox.wait(min(self.mail.poll_interval, renew), stop)
-            except RECONNECT_ERRORS as exc:
-                self.log(f"mail server connection lost ({type(exc).__name__}: {exc}); reconnecting in {delay:.0f} s")
+            except Exception as exc:
+                if not isinstance(exc, RECONNECT_ERRORS) and not is_transient(exc):
+                    raise  # a failure of the service itself: let the supervisor see it
+                what = "the database failed" if isinstance(exc, DatabaseUnavailable) or is_transient(exc) \
+                    else "mail server connection lost"
+                self.log(f"{what} ({type(exc).__name__}: {exc}); trying again in {delay:.0f} s")
                 end = time.monotonic() + delay
                 while time.monotonic() < end and not stop():
                     time.sleep(0.2)
@@ -130,11 +139,11 @@ class MailWorker:
         outbox = OutboxService(self.engine)
         lost = [m for m in map(outbox.show, failed) if m.recipient != self.mail.moderator]
         if lost:
-            self.games.queue_mail(None, "", "", also=[notices.to_moderator(
+            self.ledger.queue_mail(None, "", "", also=[notices.to_moderator(
                 self.mail.moderator, f"{len(lost)} mail(s) could not be sent",
                 [f"#{m.id} to {m.recipient}: {m.subject} -- {m.last_error}" for m in lost]
                 + ["", "pbem outbox list --status failed shows them; pbem outbox retry queues them again."],
-                self.games.new_message_id, self.clock())])
+                self.ledger.new_message_id, self.clock())])
 
     def _log_sent(self, sent: SendReport) -> None:
         if sent.sent or sent.failed:
@@ -146,7 +155,7 @@ class MailWorker:
         for folder in (self.mail.processed_folder, self.mail.rejected_folder):
             inbox.ensure_folder(folder)
         box = inbox.open(self.mail.mailbox)
-        last = self.games.last_uid(box.name, box.uidvalidity)
+        last = self.ledger.last_uid(box.name, box.uidvalidity)
         committed: dict[str, list[int]] = {}  # folder -> mails whose outcome is committed, still in the mailbox
         for uid in box.uids:
             if stop():
@@ -155,8 +164,8 @@ class MailWorker:
                 self._move(inbox, committed)
             if uid <= last:
                 # Seen before under this UIDVALIDITY: processed, but the move did not happen.
-                mid = inbox.message_id(uid)
-                recorded = self.games.inbound_outcome(mid) if mid else None
+                key = ledger_key(read_message(inbox.headers(uid)), f"{box.name} {box.uidvalidity} {uid}")
+                recorded = self.ledger.outcome(key)
                 if recorded is not None:
                     committed.setdefault(self.folder_for(recorded), []).append(uid)
                     report.already_done.append(uid)
@@ -187,34 +196,92 @@ class MailWorker:
         committed.clear()
 
     def process(self, raw: bytes, mailbox: str, uidvalidity: int, uid: int) -> tuple[str, str, str]:
-        """Process one mail in one transaction; returns (folder, sender, outcome)."""
+        """Process one mail in one transaction; returns (folder, sender, outcome).
+
+        Whatever goes wrong with this mail is this mail's failure alone (Mailman's shunt): its transaction
+        is rolled back, it is recorded as an error and set aside for the moderator, and the pass goes on. A
+        database that fails under it (a dropped connection, a restart) is not the mail's fault: the mail is
+        tried again, and when the database keeps failing the pass stops with ``DatabaseUnavailable``,
+        leaving the mail unrecorded in the mailbox for the next pass."""
         msg = read_message(raw)
+        key = ledger_key(msg, f"{mailbox} {uidvalidity} {uid}")
         who = sender(msg) or ""
-        mid = message_id(msg) or f"<pbem-no-id-{uidvalidity}-{uid}@{mailbox}>"
-        recorded = self.games.inbound_outcome(mid)
+        delay = TRANSIENT_DELAY
+        for _ in range(TRANSIENT_TRIES - 1):
+            try:
+                return self._process(msg, raw, key, who, mailbox, uidvalidity, uid)
+            except Exception as exc:
+                if not is_transient(exc):
+                    return self._set_aside(msg, key, who, mailbox, uidvalidity, uid, exc)
+                self.log(f"mail {uid}: the database failed ({type(exc).__name__}); trying it again in {delay:g} s")
+                time.sleep(delay)
+                delay *= 4
+        try:
+            return self._process(msg, raw, key, who, mailbox, uidvalidity, uid)
+        except Exception as exc:
+            if is_transient(exc):
+                raise DatabaseUnavailable(f"the database kept failing while mail {uid} was processed: "
+                                          f"{error_summary(exc).splitlines()[0]}") from exc
+            return self._set_aside(msg, key, who, mailbox, uidvalidity, uid, exc)
+
+    def _process(self, msg: EmailMessage, raw: bytes, key: str, who: str, mailbox: str, uidvalidity: int,
+                 uid: int) -> tuple[str, str, str]:
+        recorded = self.ledger.outcome(key)
         if recorded is not None:  # a second copy, or the worker stopped between the commit and the move
             return self.folder_for(recorded), who, "already processed"
-        inbound = InboundMail(message_id=mid, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid, sender=who,
+        inbound = InboundMail(message_id=key, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid, sender=who,
                               received_at=self.clock())
         reason = automatic_reason(msg, (self.mail.game_address,))
         # Only mails that applied nothing count: a lively auction is many mails, while a loop or abuse repeats
         # without changing anything.
-        if not reason and who and self.games.inbound_count(
+        if not reason and who and self.ledger.count(
                 who, self.clock() - timedelta(hours=1), excluding=("applied",)) >= self.rate_limit:
             reason = f"rate limit: more than {self.rate_limit} mails from {who} in an hour that applied nothing"
         if reason:
             inbound.outcome, inbound.reason = "ignored", reason
-            self.games.queue_mail(None, "", "", inbound=inbound, also=self._bounce_notice(msg, reason, who, mid))
+            self.ledger.queue_mail(None, "", "", inbound=inbound, also=self._bounce_notice(msg, reason, who, key))
             return self.mail.rejected_folder, who, f"ignored ({reason})"
-        try:
-            result = self.commands.handle(raw, inbound=inbound, parsed=msg)
-        except Exception:  # a bug must not stop the worker: record it and set the mail aside for a human
-            inbound.outcome, inbound.reason = "error", traceback.format_exc(limit=5)[-4000:]
-            inbound.game_id = None
-            if self.games.inbound_outcome(mid) is None:  # the failure may have come after the mail's own commit
-                self.games.queue_mail(None, "", "", inbound=inbound)
-            return self.mail.rejected_folder, who, "error (set aside for the moderator)"
+        crashpoints.reached("mail read, not handled")
+        result = self.commands.handle(raw, inbound=inbound, parsed=msg)
         return self.folder_for(result.outcome), who, result.outcome
+
+    def _set_aside(self, msg: EmailMessage, key: str, who: str, mailbox: str, uidvalidity: int, uid: int,
+                   exc: Exception) -> tuple[str, str, str]:
+        """Record the mail as an error, tell the moderator (and the sender, when a player) once, and send it to
+        the rejected folder. The record holds only values already cut to their columns, so it cannot fail the
+        way the mail did; if it fails all the same, the mail is still set aside, never tried again in a loop."""
+        summary = error_summary(exc)
+        self.log(f"mail {uid} from {who or '(no sender)'}: set aside: {summary.splitlines()[0]}")
+        try:
+            if self.ledger.outcome(key) is None:  # the failure may have come after the mail's own commit
+                inbound = InboundMail(message_id=key, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid, sender=who,
+                                      outcome="error", reason=summary, received_at=self.clock())
+                self.ledger.queue_mail(None, "", "", inbound=inbound, also=self._set_aside_notices(msg, key, who, summary))
+        except Exception as again:
+            if is_transient(again):
+                raise DatabaseUnavailable(f"the database failed while mail {uid} was set aside") from again
+            self.log(f"mail {uid}: its failure could not be recorded either ({error_summary(again).splitlines()[0]})")
+        return self.mail.rejected_folder, who, "error (set aside for the moderator)"
+
+    def _set_aside_notices(self, msg: EmailMessage, key: str, who: str, summary: str) -> list[OutboxMail]:
+        now = self.clock()
+        mails = []
+        if self.mail.moderator and self.ledger.errors_since(now - timedelta(hours=1)) < SET_ASIDE_NOTICES:
+            mails.append(notices.to_moderator(self.mail.moderator, f"a mail from {who or 'an unknown sender'} was set aside", [
+                f"A mail could not be processed and nothing in it was applied. From: {who or '(none we can read)'}; "
+                f"Subject: {subject(msg)}; recorded as {key}.",
+                f"What went wrong: {summary.splitlines()[0]}",
+                "",
+                f"It is in the {self.mail.rejected_folder} folder and will not be tried again. Save it and run "
+                "pbem mail explain FILE to see what pbem makes of it. (At most "
+                f"{SET_ASIDE_NOTICES} of these notices an hour; the rest are only recorded.)"], self.ledger.new_message_id, now))
+        if who and who != self.mail.moderator and self.games.games_of(who):
+            mails.append(notices.plain_mail(who, "your mail could not be processed", [
+                f"Your mail (Subject: {subject(msg) or '(none)'}) could not be processed because of an error on our "
+                "side. Nothing in it was applied.",
+                "The moderator has been told. Please wait for the moderator's word before sending it again."],
+                self.ledger.new_message_id, now))
+        return mails
 
     def _bounce_notice(self, msg: EmailMessage, reason: str, who: str, mid: str) -> list[OutboxMail]:
         """A bounce means a player's address fails: the moderator is told (other automatic mail is only recorded)."""
@@ -223,7 +290,7 @@ class MailWorker:
         return [notices.to_moderator(self.mail.moderator, f"a bounce from {who or 'an unknown sender'}", [
             f"A delivery report came back ({reason}): Subject: {subject(msg)}; From: {who}; Message-ID: {mid}.",
             "It is in the pbem-rejected folder. A player's address may have stopped working: pbem outbox list "
-            "--status failed, and pbem game replace-player if so."], self.games.new_message_id, self.clock())]
+            "--status failed, and pbem game replace-player if so."], self.ledger.new_message_id, self.clock())]
 
     def folder_for(self, outcome: str) -> str:
         """Where a mail goes once its outcome is committed: answered mail to the processed folder, the rest

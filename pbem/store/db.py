@@ -16,6 +16,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from alembic.util import CommandError as AlembicCommandError
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import make_url
 
 import pbem
@@ -25,6 +26,36 @@ MIGRATIONS = Path(pbem.__file__).resolve().parent.parent / "migrations"
 
 class SchemaError(Exception):
     """The database is not at the schema this version of pbem needs."""
+
+
+class DatabaseUnavailable(Exception):
+    """The database could not be reached or kept failing for reasons of its own (not of what was written)."""
+
+
+# SQLSTATE classes of failures that belong to the server or the connection, not to the statement: connection
+# exceptions, operator intervention (a terminated backend, a shutdown), transaction rollback (serialisation,
+# deadlock), insufficient resources.
+_TRANSIENT_SQLSTATES = ("08", "57", "40", "53")
+_TRANSIENT_SQLITE = ("database is locked", "unable to open database", "disk i/o error")
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database (or the way to it) failed, so the same work may succeed later, as
+    opposed to a statement the database refuses every time (a value too long, a constraint, a bug)."""
+    if isinstance(exc, (sa_exc.DisconnectionError, sa_exc.TimeoutError, DatabaseUnavailable)):
+        return True
+    if not isinstance(exc, sa_exc.DBAPIError):
+        return False
+    if exc.connection_invalidated:
+        return True
+    orig = exc.orig
+    sqlstate = getattr(orig, "sqlstate", None)
+    if sqlstate:
+        return sqlstate[:2] in _TRANSIENT_SQLSTATES
+    if type(orig).__module__.startswith("psycopg"):
+        # No SQLSTATE: the client library's own failure (connection refused, closed, lost).
+        return isinstance(exc, (sa_exc.OperationalError, sa_exc.InterfaceError))
+    return isinstance(exc, sa_exc.OperationalError) and any(text in str(orig).lower() for text in _TRANSIENT_SQLITE)
 
 
 def normalise_url(url: str) -> str:

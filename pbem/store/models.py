@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Optional
 
-from sqlalchemy import JSON, BigInteger, Column, DateTime, MetaData, Text, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, DateTime, MetaData, String, Text, UniqueConstraint, event
 from sqlmodel import Field, SQLModel
 
 # Named constraints let Alembic's batch mode (SQLite) alter them later.
@@ -32,6 +32,25 @@ def _when(**kw: Any) -> Any:
     return Field(sa_column=Column(DateTime(timezone=True), **kw))
 
 
+# The longest values kept. Every text column has a declared limit (a VARCHAR length, or ``info["limit"]`` on a
+# TEXT column), and every row is cut to them before it is written (``fit_row``, below): on SQLite, which ignores
+# lengths, and on PostgreSQL, which refuses what is longer, alike. A value from a mail never decides whether
+# the mail's record can be written.
+ADDRESS = 254  # RFC 5321's longest path, less the angle brackets
+MESSAGE_ID = 255
+NAME = 200
+WORD = 40  # kinds, statuses, outcomes: our own words
+
+
+def _text(limit: int, **kw: Any) -> Any:
+    """A TEXT column whose values are cut to ``limit`` characters before they are written."""
+    return Field(sa_column=Column(Text, info={"limit": limit}, **kw))
+
+
+def _string(length: int, **kw: Any) -> Any:
+    return Field(sa_type=String(length), **kw)
+
+
 class GameStatus:
     ACTIVE = "active"
     PAUSED = "paused"
@@ -44,10 +63,10 @@ class Game(SQLModel, table=True):
     __tablename__ = "games"
 
     id: Optional[int] = Field(default=None, primary_key=True)
-    kind: str = Field(index=True)  # the engine's name, e.g. "fifth-avenue"
-    variant: str = "standard"
+    kind: str = _string(WORD, index=True)  # the engine's name, e.g. "fifth-avenue"
+    variant: str = _string(WORD, default="standard")
     seed: int = Field(sa_column=Column(BigInteger, nullable=False))
-    status: str = Field(default=GameStatus.ACTIVE, index=True)
+    status: str = _string(WORD, default=GameStatus.ACTIVE, index=True)
     settings: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))  # the engine's options
     # Deadlines: {"deadline": s, "bid_deadline": s, "reminder": fraction, "on_timeout": ...} (services.deadlines)
     timing: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False, server_default="{}"))
@@ -62,10 +81,10 @@ class Seat(SQLModel, table=True):
     id: Optional[int] = Field(default=None, primary_key=True)
     game_id: int = Field(foreign_key="games.id", index=True)
     seat: int
-    name: str
-    email: str = Field(index=True)
+    name: str = _string(NAME)
+    email: str = _string(ADDRESS, index=True)
     # When the game asks for one: a word that must be in every mail of this seat (From is easy to forge).
-    secret: str = Field(default="", sa_column_kwargs={"server_default": ""})
+    secret: str = _string(NAME, default="", sa_column_kwargs={"server_default": ""})
 
 
 class Event(SQLModel, table=True):
@@ -75,11 +94,11 @@ class Event(SQLModel, table=True):
     id: Optional[int] = Field(default=None, primary_key=True)
     game_id: int = Field(foreign_key="games.id", index=True)
     seq: int  # 1, 2, 3, ... within the game
-    actor: str  # a player's email, "moderator" or "system"
+    actor: str = _string(ADDRESS)  # a player's email, "moderator" or "system"
     seat: Optional[int] = None  # the seat a command was played for
-    kind: str  # created, command, undo, replace_player, pause, resume, abort
-    text: str = Field(default="", sa_column=Column(Text, nullable=False))  # as written
-    source: str = "system"  # "cli", "mail:<Message-ID>", "system", "import"
+    kind: str = _string(WORD)  # created, command, undo, replace_player, pause, resume, abort
+    text: str = _text(2000, default="", nullable=False)  # as written
+    source: str = _string(MESSAGE_ID + 10, default="system")  # "cli", "mail:<Message-ID>", "system", "import"
     data: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     created_at: datetime = _when(nullable=False)
 
@@ -99,14 +118,14 @@ class InboundMail(SQLModel, table=True):
     __tablename__ = "inbound_mails"
 
     id: Optional[int] = Field(default=None, primary_key=True)
-    message_id: str = Field(unique=True)
-    mailbox: str = ""
+    message_id: str = _string(MESSAGE_ID, unique=True)  # the ledger key (pbem.mail.message.ledger_key)
+    mailbox: str = _string(NAME, default="")
     uidvalidity: Optional[int] = Field(default=None, sa_column=Column(BigInteger))
     uid: Optional[int] = Field(default=None, sa_column=Column(BigInteger))
-    sender: str = ""
+    sender: str = _string(ADDRESS, default="")
     game_id: Optional[int] = Field(default=None, foreign_key="games.id", index=True)
-    outcome: str = ""  # applied, rejected, ignored, ...
-    reason: str = Field(default="", sa_column=Column(Text, nullable=False))
+    outcome: str = _string(WORD, default="")  # applied, rejected, ignored, error, ...
+    reason: str = _text(4000, default="", nullable=False)
     received_at: datetime = _when(nullable=False)
 
 
@@ -122,17 +141,17 @@ class OutboxMail(SQLModel, table=True):
 
     id: Optional[int] = Field(default=None, primary_key=True)
     game_id: Optional[int] = Field(default=None, foreign_key="games.id", index=True)
-    recipient: str
-    subject: str
+    recipient: str = _string(ADDRESS)
+    subject: str = _string(MESSAGE_ID)
     headers: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     text_body: str = Field(sa_column=Column(Text, nullable=False))
     html_body: Optional[str] = Field(default=None, sa_column=Column(Text))
-    status: str = Field(default=OutboxStatus.QUEUED, index=True)
+    status: str = _string(WORD, default=OutboxStatus.QUEUED, index=True)
     attempts: int = 0
     next_attempt_at: datetime = _when(nullable=False)
     sent_at: Optional[datetime] = _when(nullable=True)
-    last_error: str = Field(default="", sa_column=Column(Text, nullable=False))
-    message_id: str = Field(unique=True)
+    last_error: str = _text(2000, default="", nullable=False)
+    message_id: str = _string(MESSAGE_ID, unique=True)
     created_at: datetime = _when(nullable=False)
 
 
@@ -146,7 +165,7 @@ class DecisionClock(SQLModel, table=True):
     game_id: int = Field(foreign_key="games.id", index=True)
     decision: int  # the engine's move count when the decision became due
     seat: int
-    kind: str  # "move" or "bid": which deadline applies
+    kind: str = _string(WORD)  # "move" or "bid": which deadline applies
     asked_at: datetime = _when(nullable=False)
     due_at: datetime = _when(nullable=False)
     remind_at: datetime = _when(nullable=False)
@@ -163,7 +182,7 @@ class Absence(SQLModel, table=True):
     __tablename__ = "absences"
 
     id: Optional[int] = Field(default=None, primary_key=True)
-    email: str = Field(index=True)
+    email: str = _string(ADDRESS, index=True)
     starts_at: datetime = _when(nullable=False)
     ends_at: datetime = _when(nullable=False)
     created_at: datetime = _when(nullable=False)
@@ -175,5 +194,49 @@ class Mark(SQLModel, table=True):
 
     __tablename__ = "marks"
 
-    name: str = Field(primary_key=True)
+    name: str = _string(ADDRESS + 20, primary_key=True)
     at: datetime = _when(nullable=False)
+
+
+# --------------------------------------------------------------------------- limits, enforced
+
+
+def limit_of(column: Any) -> int | None:
+    """The most characters ``column`` keeps (a model attribute or a Column), None for no limit."""
+    if hasattr(column, "property"):  # a model's attribute
+        column = column.property.columns[0]
+    return getattr(column.type, "length", None) or column.info.get("limit")
+
+
+def fit(column: Any, value: Any) -> Any:
+    """``value`` as ``column`` keeps it: cut to its limit, without NUL characters (PostgreSQL refuses them)."""
+    if isinstance(value, str):
+        value = value.replace("\x00", "")
+        limit = limit_of(column)
+        return value[:limit] if limit else value
+    return value
+
+
+def _without_nul(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    if isinstance(value, dict):
+        return {_without_nul(k): _without_nul(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_nul(v) for v in value]
+    return value
+
+
+def fit_row(_mapper: Any, _connection: Any, row: Any) -> None:
+    """Cut every value of ``row`` to its column before it is written (a mapper event of every table)."""
+    for column in row.__table__.columns:
+        value = getattr(row, column.key, None)
+        kept = fit(column, value) if isinstance(value, str) else (
+            _without_nul(value) if isinstance(value, (dict, list)) else value)
+        if kept != value:
+            setattr(row, column.key, kept)
+
+
+for _table in (Game, Seat, Event, Snapshot, InboundMail, OutboxMail, DecisionClock, Absence, Mark):
+    event.listen(_table, "before_insert", fit_row)
+    event.listen(_table, "before_update", fit_row)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from pbem.services.games import GameService
+from pbem.services.ledger import MailLedger
 from pbem.store.db import make_engine
 
 ANN, BOB = "ann@example.org", "bob@example.org"
@@ -52,7 +52,7 @@ def test_the_outbox_after_a_new_game(database_url: str, pbem, one_line_error) ->
 
 def test_a_mail_without_html_says_so(database_url: str, pbem) -> None:
     engine = make_engine(database_url)
-    GameService(engine).queue_mail(ANN, "a plain note", "Just text.")
+    MailLedger(engine).queue_mail(ANN, "a plain note", "Just text.")
     engine.dispose()
     text = pbem(database_url, "outbox", "show", "1").stdout
     assert "Subject: a plain note" in text and "Just text." in text

@@ -7,9 +7,10 @@ from datetime import timedelta
 
 from sqlmodel import Session, select
 
-from pbem.adapters.outbox_sender import claim, send_pending
+from pbem.adapters.outbox_sender import MAX_ATTEMPTS, claim, send_pending
 from pbem.config import ServerConfig
 from pbem.services.games import GameService
+from pbem.services.ledger import MailLedger
 from pbem.store.models import OutboxMail, utcnow
 
 PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test")]
@@ -104,3 +105,40 @@ def test_a_server_that_cannot_be_reached_is_tried_once_per_pass(db_engine, smtp_
     with Session(db_engine) as s:
         attempts = [m.attempts for m in s.exec(select(OutboxMail).order_by(OutboxMail.id)).all()]
     assert attempts == [1, 1, 1, 0]
+
+
+def test_a_crash_in_the_middle_of_a_send_is_retried_after_the_lease(db_engine, smtp_server, mailboxes) -> None:
+    """A pass that died after claiming (the rows stay in ``sending``): nobody sends them before the lease runs
+    out, the next pass after it does, and a row whose every try died is given up, not tried forever."""
+    GameService(db_engine).create_game("fifth-avenue", PLAYERS, seed=4)
+    smtp = ServerConfig("127.0.0.1", smtp_server.port, "plain")
+    now = utcnow()
+    dead = claim(db_engine, now, limit=1)  # the pass that claimed this row died before sending it
+    assert statuses(db_engine) == ["sending", "queued"]
+    report = asyncio.run(send_pending(db_engine, smtp, "game@example.test", clock=lambda: now))
+    assert report.sent == [dead[0].id + 1] and statuses(db_engine) == ["sending", "sent"]
+    later = now + timedelta(minutes=11)
+    report = asyncio.run(send_pending(db_engine, smtp, "game@example.test", clock=lambda: later))
+    assert report.sent == [dead[0].id] and statuses(db_engine) == ["sent", "sent"]
+    assert len(mailboxes.wait_for("ann", 1)) == 1
+
+    GameService(db_engine).create_game("fifth-avenue", PLAYERS, seed=5)
+    moment = later
+    for _ in range(MAX_ATTEMPTS):  # every pass that claims it dies before it is sent
+        moment += timedelta(minutes=11)
+        assert len(claim(db_engine, moment)) == 2
+    report = asyncio.run(send_pending(db_engine, smtp, "game@example.test", clock=lambda: moment + timedelta(minutes=11)))
+    assert len(report.failed) == 2 and statuses(db_engine)[2:] == ["failed", "failed"]
+
+
+def test_a_mail_that_can_never_be_sent_fails_at_once_and_holds_up_nothing(db_engine, smtp_server, mailboxes) -> None:
+    ledger = MailLedger(db_engine)
+    ledger.queue_mail("k\u00e4the@example.test", "a reply", "Hello.")
+    ledger.queue_mail("ann@example.test", "a reply", "Hello.", in_reply_to="<a\r\nX-Injected: 1@evil>")
+    smtp = ServerConfig("127.0.0.1", smtp_server.port, "plain")
+    report = asyncio.run(send_pending(db_engine, smtp, "game@example.test"))
+    assert len(report.failed) == 1 and len(report.sent) == 1 and statuses(db_engine) == ["failed", "sent"]
+    with Session(db_engine) as s:
+        assert "not an address" in s.exec(select(OutboxMail).order_by(OutboxMail.id)).first().last_error
+    (answer,) = mailboxes.wait_for("ann", 1)
+    assert b"X-Injected" not in answer and b"In-Reply-To" not in answer.split(b"\r\n\r\n")[0]

@@ -8,6 +8,7 @@ import pytest
 from sqlmodel import Session, select
 
 from pbem.services.games import BadRequest, GameNotFound, GameService, ServiceError
+from pbem.services.ledger import MailLedger
 from pbem.services.outbox import MailNotFound, OutboxEntry, OutboxService
 from pbem.store.models import OutboxMail, OutboxStatus
 
@@ -20,7 +21,7 @@ def outbox(db_engine) -> OutboxService:
     games = GameService(db_engine)
     games.create_game("fifth-avenue", [("Ann", ANN), ("Bob", BOB)], seed=3)
     games.create_game("fifth-avenue", [("Ann", ANN), ("Bob", BOB), ("Cy", CY)], seed=4)
-    games.queue_mail(CY, "a note without a game", "Hello.")
+    MailLedger(db_engine).queue_mail(CY, "a note without a game", "Hello.")
     with Session(db_engine) as s:
         first = s.exec(select(OutboxMail).order_by(OutboxMail.id)).first()
         first.status, first.attempts, first.sent_at = OutboxStatus.SENT, 1, SENT_AT

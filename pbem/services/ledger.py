@@ -1,0 +1,130 @@
+"""The mail ledger: what became of every mail that came in, and what we sent that a mail may answer.
+
+Each mail the worker reads is recorded once, under its ledger key (its
+Message-ID, see ``pbem.mail.message.ledger_key``), in the same transaction as
+what it caused: the game change, or the reply and the notices to the
+moderator. A second copy of a mail, or a mail the worker saw before it
+stopped, is known by that record. The records also count a sender's recent
+mail (the rate limit, a stranger's one reply a day).
+"""
+
+from __future__ import annotations
+
+import traceback
+from datetime import datetime
+from email.utils import make_msgid
+from typing import Callable, Iterable
+
+from sqlalchemy import Engine, func
+from sqlmodel import select
+
+from ..mail.message import is_message_id
+from ..store.models import InboundMail, OutboxMail, utcnow
+from ..store.uow import UnitOfWork
+
+ERROR_SUMMARY = 2000  # characters of an error kept in a mail's record: what went wrong and where
+
+
+def error_summary(exc: BaseException) -> str:
+    """One line saying what went wrong, then the innermost frames: enough for a human to find the bug."""
+    first = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}".strip()
+    frames = traceback.format_exception(exc, limit=-3)
+    return (first[:500] + "\n" + "".join(frames)[-(ERROR_SUMMARY - 520):]).strip()
+
+
+class MailLedger:
+    def __init__(self, engine: Engine, *, clock: Callable[[], datetime] = utcnow,
+                 mail_domain: str = "pbem.invalid") -> None:
+        self.engine = engine
+        self.clock = clock
+        self.mail_domain = mail_domain
+
+    def new_message_id(self) -> str:
+        """A Message-ID for a mail of ours, chosen when it is queued."""
+        return make_msgid(domain=self.mail_domain)
+
+    # ------------------------------------------------------------------ mail that came in
+
+    def outcome(self, key: str) -> str | None:
+        """What became of the mail recorded under ``key`` (applied, rejected, ignored, ...); None if never seen."""
+        with UnitOfWork(self.engine) as uow:
+            return uow.session.exec(select(InboundMail.outcome).where(InboundMail.message_id == key)).first()
+
+    def count(self, sender: str, since: datetime, outcomes: tuple[str, ...] = (), *,
+              excluding: tuple[str, ...] = ()) -> int:
+        """How many mails from ``sender`` were recorded since ``since`` (with one of ``outcomes``, if given;
+        without those ``excluding``)."""
+        with UnitOfWork(self.engine) as uow:
+            query = select(func.count()).select_from(InboundMail).where(
+                InboundMail.sender == sender, InboundMail.received_at >= since)
+            if outcomes:
+                query = query.where(InboundMail.outcome.in_(outcomes))
+            if excluding:
+                query = query.where(InboundMail.outcome.not_in(excluding))
+            return uow.session.exec(query).one()
+
+    def errors_since(self, since: datetime) -> int:
+        """How many mails were set aside for the moderator since ``since``."""
+        with UnitOfWork(self.engine) as uow:
+            return uow.session.exec(select(func.count()).select_from(InboundMail).where(
+                InboundMail.outcome == "error", InboundMail.received_at >= since)).one()
+
+    def last_uid(self, mailbox: str, uidvalidity: int) -> int:
+        with UnitOfWork(self.engine) as uow:
+            return uow.session.exec(select(func.max(InboundMail.uid)).where(
+                InboundMail.mailbox == mailbox, InboundMail.uidvalidity == uidvalidity)).one() or 0
+
+    # ------------------------------------------------------------------ mail we sent
+
+    def game_of_messages(self, message_ids: list[str]) -> int | None:
+        """The game of the first of these Message-IDs that is a mail we sent."""
+        if not message_ids:
+            return None
+        with UnitOfWork(self.engine) as uow:
+            rows = uow.session.exec(
+                select(OutboxMail.message_id, OutboxMail.game_id).where(OutboxMail.message_id.in_(message_ids))
+            ).all()
+        found = {mid: game_id for mid, game_id in rows if game_id is not None}
+        return next((found[mid] for mid in message_ids if mid in found), None)
+
+    def recipients_of(self, message_ids: list[str]) -> list[tuple[int | None, str]]:
+        """(game, recipient) of the mails we sent with these Message-IDs."""
+        if not message_ids:
+            return []
+        with UnitOfWork(self.engine) as uow:
+            return list(uow.session.exec(
+                select(OutboxMail.game_id, OutboxMail.recipient).where(OutboxMail.message_id.in_(message_ids))
+            ).all())
+
+    # ------------------------------------------------------------------ writing
+
+    def queue_mail(
+        self, to: str | None, subject: str, body: str, *, game_id: int | None = None, in_reply_to: str | None = None,
+        inbound: InboundMail | None = None, also: Iterable[OutboxMail] = (),
+    ) -> str | None:
+        """Queue one mail (a reply to a player), and record the inbound mail it answers, in one transaction;
+        ``also``, more mails that belong to the same transaction (a word to the moderator).
+
+        ``in_reply_to`` goes into the reply's headers only when it is a valid Message-ID: a value from a
+        received mail never reaches a header we write unchecked. Returns the new mail's Message-ID (None when
+        ``to`` is None: only the inbound record and ``also`` are stored)."""
+        now = self.clock()
+        message_id = self.new_message_id()
+        answered = in_reply_to if in_reply_to and is_message_id(in_reply_to) else None
+        headers = {"Message-ID": message_id, "Auto-Submitted": "auto-replied" if answered else "auto-generated"}
+        if game_id is not None:
+            headers["X-Pbem-Game"] = str(game_id)
+        if answered:
+            headers["In-Reply-To"] = answered
+            headers["References"] = answered
+        with UnitOfWork(self.engine, write=True) as uow:
+            if to is not None:
+                uow.session.add(OutboxMail(
+                    game_id=game_id, recipient=to, subject=subject, headers=headers, text_body=body,
+                    next_attempt_at=now, message_id=message_id, created_at=now,
+                ))
+            if inbound is not None:
+                uow.session.add(inbound)
+            uow.session.add_all(also)
+            uow.commit()
+        return message_id if to is not None else None

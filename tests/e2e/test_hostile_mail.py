@@ -1,0 +1,217 @@
+"""One mail from anyone never stops the service: hostile mail through the real worker, on both databases.
+
+The worker reads a real Dovecot mailbox and answers through a real SMTP server. Hostile mails (huge, empty,
+duplicated, non-ASCII, CR/LF-carrying and encoded-word values in every header it reads, 20,000-line bodies,
+malformed MIME; ``pbem.testing.hostile``) are mixed with ordinary players' mails. Whatever they hold, the
+pass ends normally, every ordinary mail is answered exactly once, nothing stays in the INBOX or in
+``sending``, and a mail the code fails on is set aside alone: recorded, filed, the moderator told once.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
+from email import policy
+from email.parser import BytesParser
+
+import pytest
+import sqlalchemy as sa
+from sqlmodel import Session, select
+
+from pbem.config import MailConfig, ServerConfig
+from pbem.services.games import GameService
+from pbem.services.mail_commands import MailCommands
+from pbem.services import worker as worker_module
+from pbem.services.worker import MailWorker
+from pbem.store.db import DatabaseUnavailable, make_engine
+from pbem.store.models import InboundMail, OutboxMail, OutboxStatus
+from pbem.testing.hostile import CRLF_WORD, hostile_mails
+
+GAME = "game@example.test"
+MODERATOR = "dee@example.test"
+PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test"), ("Cy", "cy@example.test")]
+SUBJECT = "Re: [Fifth Avenue #1] your turn"
+HOSTILE_PER_DATABASE = 1900
+ORDINARY_PER_DATABASE = 100
+
+
+@pytest.fixture
+def mail_config(dovecot, smtp_server, mailboxes) -> MailConfig:
+    return MailConfig(imap=ServerConfig(dovecot.host, dovecot.imap_port, "plain", "game", "secret"),
+                      smtp=ServerConfig("127.0.0.1", smtp_server.port, "plain"), game_address=GAME,
+                      moderator=MODERATOR, poll_interval=1)
+
+
+def ordinary(n: int, sender: str, body: str = "board") -> tuple[str, bytes]:
+    mid = f"<ordinary-{n}@client.example.test>"
+    return mid, (f"From: {sender}\r\nTo: {GAME}\r\nSubject: {SUBJECT}\r\nMessage-ID: {mid}\r\n"
+                 f"Date: Mon, 23 Nov 2026 10:00:00 +0000\r\n\r\n{body}\r\n").encode()
+
+
+def append(mailboxes, raws: list[bytes]) -> None:
+    with mailboxes.login("game") as client:
+        for chunk in range(0, len(raws), 100):
+            client.multiappend("INBOX", raws[chunk:chunk + 100])
+
+
+def replies_to(mailboxes, user: str) -> Counter:
+    """How many mails in ``user``'s INBOX answer each Message-ID."""
+    parse = BytesParser(policy=policy.compat32).parsebytes
+    return Counter(parse(raw, headersonly=True)["In-Reply-To"] for raw in mailboxes.messages(user))
+
+
+def start(database_url: str, mail_config: MailConfig, **options) -> tuple[MailWorker, list[str]]:
+    engine = make_engine(database_url)
+    GameService(engine, mail_domain="example.test").create_game("fifth-avenue", PLAYERS, seed=5)
+    log: list[str] = []
+    worker = MailWorker(engine, mail_config, log=log.append, **options)
+    worker.run_once()  # the opening mails go out
+    return worker, log
+
+
+def outcomes(worker: MailWorker) -> Counter:
+    with Session(worker.engine) as s:
+        return Counter(s.exec(select(InboundMail.outcome)).all())
+
+
+def statuses(worker: MailWorker) -> Counter:
+    with Session(worker.engine) as s:
+        return Counter(s.exec(select(OutboxMail.status)).all())
+
+
+def test_a_huge_message_id_does_not_stop_the_players_mail(mailboxes, mail_config, database_url) -> None:
+    """The attack as found: a 3,000-character Message-ID before five players' mails (PostgreSQL failed on
+    it on every pass, and on recording the error)."""
+    worker, log = start(database_url, mail_config)
+    rng = random.Random(3000)  # random letters: PostgreSQL compresses a run of one letter into its index
+    long_id = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(3000))
+    hostile = (f"From: stranger@attack.test\r\nTo: {GAME}\r\nSubject: {SUBJECT}\r\n"
+               f"Message-ID: <{long_id}@attack.test>\r\n\r\nboard\r\n").encode()
+    players = [ordinary(n, PLAYERS[n % 3][1]) for n in range(5)]
+    append(mailboxes, [hostile] + [raw for _, raw in players])
+    report = worker.run_once()
+    assert len(report.processed) == 6
+    for n, (mid, _) in enumerate(players):
+        assert replies_to(mailboxes, PLAYERS[n % 3][1].split("@")[0])[mid] == 1
+    assert mailboxes.messages("game") == []
+    assert statuses(worker)[OutboxStatus.SENDING] == 0
+    assert outcomes(worker)["error"] == 0
+    assert not [line for line in log if "Traceback" in line]
+
+
+def test_an_encoded_crlf_message_id_gets_a_reply_without_it(mailboxes, mail_config, database_url) -> None:
+    worker, log = start(database_url, mail_config)
+    hostile = (f"From: ann@example.test\r\nTo: {GAME}\r\nSubject: {SUBJECT}\r\nMessage-ID: {CRLF_WORD}\r\n"
+               f"In-Reply-To: {CRLF_WORD}\r\nReferences: {CRLF_WORD}\r\n\r\nboard\r\n").encode()
+    before = len(mailboxes.messages("ann"))
+    append(mailboxes, [hostile])
+    worker.run_once()
+    answers = mailboxes.messages("ann")[before:]
+    assert len(answers) == 1  # a reply is owed, and it went out
+    head = answers[0].split(b"\r\n\r\n", 1)[0]
+    assert b"X-Injected" not in head and b"In-Reply-To" not in head
+    assert statuses(worker)[OutboxStatus.SENDING] == 0 and mailboxes.messages("game") == []
+
+
+def test_a_mail_the_code_fails_on_is_set_aside_alone(mailboxes, mail_config, database_url, monkeypatch) -> None:
+    worker, log = start(database_url, mail_config)
+    handle = MailCommands.handle
+
+    def buggy(self, raw, **kw):
+        if b"trigger the bug" in raw:
+            raise RuntimeError("a bug in pbem, found by this mail")
+        return handle(self, raw, **kw)
+
+    monkeypatch.setattr(MailCommands, "handle", buggy)
+    mids = [ordinary(n, "bob@example.test", body)
+            for n, body in enumerate(["board", "trigger the bug", "board", "trigger the bug"])]
+    moderator_before = len(mailboxes.messages("dee"))
+    append(mailboxes, [raw for _, raw in mids])
+    report = worker.run_once()  # does not raise: the failures are the mails' own
+    assert [outcome for _, _, outcome in report.processed] == ["info", "error (set aside for the moderator)"] * 2
+    with Session(worker.engine) as s:
+        errors = s.exec(select(InboundMail).where(InboundMail.outcome == "error")).all()
+    assert sorted(e.message_id for e in errors) == [mids[1][0], mids[3][0]]
+    assert all(e.reason.startswith("RuntimeError: a bug in pbem, found by this mail") for e in errors)
+    assert len(mailboxes.messages("game", "pbem-rejected")) == 2 and mailboxes.messages("game") == []
+    told = mailboxes.messages("dee")[moderator_before:]
+    assert len(told) == 2 and all(b"set aside" in m and b"RuntimeError" in m for m in told)
+    answered = replies_to(mailboxes, "bob")
+    assert answered[mids[0][0]] == answered[mids[2][0]] == 1
+    # The player is told too, once per mail, and nothing is tried again on the next pass.
+    assert sum(b"could not be processed" in m for m in mailboxes.messages("bob")) == 2
+    assert worker.run_once().processed == [] and len(mailboxes.messages("dee")) == moderator_before + 2
+
+
+@pytest.mark.slow
+def test_two_thousand_hostile_and_ordinary_mails(mailboxes, mail_config, database_url) -> None:
+    # No rate limit here: every hostile mail is to be read through, not turned away as the 61st of its sender.
+    worker, log = start(database_url, mail_config, rate_limit=10**6)
+    strangers = ("stranger@attack.test", "ann@example.test.attack.test", "dee@example.test")
+    hostile = [raw for _, raw in itertools.islice(hostile_mails(12, GAME, senders=strangers), HOSTILE_PER_DATABASE)]
+    rng = random.Random(12)
+    expected: dict[str, str] = {}
+    batch = list(hostile)
+    for n in range(ORDINARY_PER_DATABASE):
+        player = PLAYERS[n % 3][1]
+        mid, raw = ordinary(n, player, rng.choice(["board", "hand", "legal", "help"]))
+        expected[mid] = player.split("@")[0]
+        batch.insert(rng.randrange(len(batch) + 1), raw)
+    append(mailboxes, batch)
+
+    report = worker.run_once()
+
+    assert len(report.processed) + len(report.already_done) == len(batch)
+    assert mailboxes.messages("game") == []
+    for user in ("ann", "bob", "cy"):
+        answered = replies_to(mailboxes, user)
+        assert {mid: answered[mid] for mid, who in expected.items() if who == user} == {
+            mid: 1 for mid, who in expected.items() if who == user}
+    assert statuses(worker)[OutboxStatus.SENDING] == 0
+    assert not [line for line in log if "Traceback" in line or "set aside" in line]
+    found = outcomes(worker)
+    assert found["error"] == 0, found
+    print(f"{len(batch)} mails: {dict(found)}; {len(report.already_done)} copies; outbox {dict(statuses(worker))}")
+
+
+def _terminate_other_connections(database_url: str) -> None:
+    admin = sa.create_engine(database_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(sa.text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                   "WHERE datname = current_database() AND pid <> pg_backend_pid()"))
+    admin.dispose()
+
+
+def test_a_dropped_database_connection_loses_no_move(mailboxes, mail_config, postgresql_url, monkeypatch) -> None:
+    """The database connection dies under a mail: the mail is tried again, not set aside; when the database
+    keeps failing the pass stops (a failure of the service) and the mail waits in the INBOX, unrecorded."""
+    monkeypatch.setattr(worker_module, "TRANSIENT_DELAY", 0.01)
+    worker, log = start(postgresql_url, mail_config)
+    state = worker.games.get(1).state
+    seat = state.current_player()
+    move = ordinary(1, PLAYERS[seat][1], state.legal_commands()[0])[1]
+    load = GameService._load
+    drops = {"left": 1}
+
+    def dropping(self, s, game):
+        if drops["left"]:
+            drops["left"] -= 1
+            _terminate_other_connections(postgresql_url)
+        return load(self, s, game)
+
+    monkeypatch.setattr(GameService, "_load", dropping)
+    append(mailboxes, [move])
+    report = worker.run_once()
+    assert [outcome for _, _, outcome in report.processed] == ["applied"]
+    assert any("the database failed" in line for line in log)
+
+    second = ordinary(2, PLAYERS[worker.games.get(1).state.current_player()][1], "board")[1]
+    append(mailboxes, [second])
+    drops["left"] = 10**6  # now it fails every time
+    with pytest.raises(DatabaseUnavailable):
+        worker.run_once()
+    assert len(mailboxes.messages("game")) == 1 and outcomes(worker)["error"] == 0
+    drops["left"] = 0
+    assert [outcome for _, _, outcome in worker.run_once().processed] == ["info"]
+    assert mailboxes.messages("game") == [] and outcomes(worker) == Counter({"applied": 1, "info": 1})
