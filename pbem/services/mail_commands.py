@@ -46,6 +46,8 @@ def parse_away(line: str) -> tuple[date, date]:
         raise ValueError(f"'{line.strip()}' has a date that does not exist ({exc}).") from exc
     return first, last
 STRANGER_OUTCOMES = ("unknown-game", "not-a-player")
+MAX_COMMANDS = 100  # command lines one mail may have; a longer mail is refused whole, unread
+MAX_LISTED = 20  # lines of a mail quoted back in the reply (what was ignored); the rest are counted
 HISTORY_LINES = 20
 
 
@@ -100,6 +102,10 @@ def _split_secret_lines(lines: list[str]) -> tuple[list[str], list[str]]:
         else:
             rest.append(line)
     return rest, words
+
+
+def _and_more(count: int) -> list[str]:
+    return [f"  ... and {count - MAX_LISTED} more lines"] if count > MAX_LISTED else []
 
 
 def _wrap(text: str, indent: str = "") -> str:
@@ -224,13 +230,21 @@ class MailCommands:
         for line in raw_lines:
             first = line.split()[0].lower().rstrip(":,.")
             if first in INFO_WORDS and len(line.split()) == 1:
-                asked.append(first)
+                if first not in asked:  # answered once, however often it is asked: no reply grows with the mail
+                    asked.append(first)
             elif first == "away":
                 away.append(line)
             elif first in words:
                 commands.append(line)
             else:
                 ignored.append(line)
+        if len(commands) + len(away) > MAX_COMMANDS:
+            report.outcome = "rejected"
+            self._reply(report, [_wrap(
+                f"Your mail has {len(commands) + len(away)} command lines; one mail may have at most {MAX_COMMANDS}. "
+                "Nothing in it was applied. Send the commands of your turn only (several on a line, separated by "
+                "';', also work)."), "", *self._answer("legal", info, report)])
+            return
         absences = self._absences(report, info, away, commands)
         if absences is None:
             pass  # refused, and said why: nothing of the mail applies
@@ -389,7 +403,8 @@ class MailCommands:
                    if line not in commands and line.split()[0].lower() not in ("game", "secret", *INFO_WORDS)]
         if not ignored:
             return []
-        return ["Lines of your mail that were not commands (ignored):"] + [f"  {line}" for line in ignored]
+        return (["Lines of your mail that were not commands (ignored):"] + [f"  {line}" for line in ignored[:MAX_LISTED]]
+                + _and_more(len(ignored)))
 
     # ------------------------------------------------------------------ the reply
 
@@ -418,7 +433,7 @@ class MailCommands:
             LineReport(x, "ignored") for x in report.text.ignored]
         if ignored:
             lines.append("Ignored:")
-            lines += [_wrap(r.line, "  ") for r in ignored]
+            lines += [_wrap(r.line, "  ") for r in ignored[:MAX_LISTED]] + _and_more(len(ignored))
         if report.outcome in ("stale", "rejected"):
             lines += ["", *self._answer("legal", info, report)]
         if report.outcome == "stale":

@@ -119,7 +119,7 @@ class MailWorker:
                     raise  # a failure of the service itself: let the supervisor see it
                 what = "the database failed" if isinstance(exc, DatabaseUnavailable) or is_transient(exc) \
                     else "mail server connection lost"
-                self.log(f"{what} ({type(exc).__name__}: {exc}); trying again in {delay:.0f} s")
+                self.log(f"{what} ({type(exc).__name__}: {exc}); reconnecting in {delay:.0f} s")
                 end = time.monotonic() + delay
                 while time.monotonic() < end and not stop():
                     time.sleep(0.2)

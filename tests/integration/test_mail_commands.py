@@ -15,7 +15,7 @@ from sqlmodel import Session, func, select
 from pbem.mail.message import sender
 from pbem.mail.text import read_message
 from pbem.services.games import GameService
-from pbem.services.mail_commands import MailCommands
+from pbem.services.mail_commands import MAX_COMMANDS, MAX_LISTED, MailCommands
 from pbem.store.db import make_engine
 from pbem.store.models import Event, Game, OutboxMail, Snapshot
 
@@ -376,3 +376,24 @@ def test_a_refused_impersonation_is_told_to_the_moderator(db_engine) -> None:
         told = s.exec(select(OutboxMail).where(OutboxMail.recipient == "mod@example.org")).all()
     assert len(told) == 1 and told[0].game_id == game_id
     assert "came from eve@example.org" in " ".join(told[0].text_body.split())
+
+
+def test_a_reply_never_grows_with_the_mail(processor: MailCommands, games: GameService) -> None:
+    """Info words are answered once however often they come; a long mail is refused or listed in part."""
+    email, command = first_legal(games)
+    one = processor.handle(mail("board", sender=email), dry_run=True)
+    many = processor.handle(mail("\n".join(["board"] * 20_000), sender=email), dry_run=True)
+    assert many.outcome == "info" and many.reply_body == one.reply_body
+
+    before = game_rows(games.engine)
+    refused = processor.handle(mail("\n".join([command] * (MAX_COMMANDS + 1)), sender=email))
+    assert refused.outcome == "rejected" and game_rows(games.engine) == before
+    assert f"has {MAX_COMMANDS + 1} command lines; one mail may have at most {MAX_COMMANDS}" in " ".join(
+        refused.reply_body.split())
+    assert len(refused.reply_body) < 10_000
+
+    prose = [f"Thank you all, note {n}." for n in range(500)]
+    applied = processor.handle(mail("\n".join([command] + prose), sender=email))
+    assert applied.outcome == "applied"
+    assert f"... and {500 - MAX_LISTED} more lines" in applied.reply_body
+    assert "note 19." in applied.reply_body and "note 20." not in applied.reply_body
