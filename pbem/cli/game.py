@@ -13,7 +13,7 @@ from rich.table import Table
 
 from .. import render
 from ..games import names
-from ..services.deadlines import Timing
+from ..services.timing import Timing
 from ..services.games import CommandRejected, GameInfo, ServiceError
 from ..timespans import TimingError, format_duration
 from ..services.transcript import export_text

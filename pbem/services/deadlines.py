@@ -25,20 +25,17 @@ Deadlines count in UTC and are shown in UTC: players live in many zones.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
 from datetime import date, datetime, time, timedelta, timezone
-from typing import TYPE_CHECKING, Any
 
 from sqlmodel import Session, select
 
 from ..games import get_game
-from ..timespans import TimingError, format_duration, parse_duration
+from ..timespans import TimingError
 from ..store.models import Absence, DecisionClock, Game, GameStatus, Mark
 
-if TYPE_CHECKING:
-    from .games import GameInfo
+from .game_info import GameInfo
+from .timing import Timing
 
-ON_TIMEOUT = ("moderator", "auto")
 MAX_ABSENCE = timedelta(days=21)  # one absence at most this long
 MAX_PENDING_ABSENCES = 3  # announced absences not yet over, per player
 LATE_NOTICE_EVERY = timedelta(days=1)
@@ -49,76 +46,6 @@ CHECK_MARK = "deadline-check"
 def aware(moment: datetime) -> datetime:
     """SQLite gives back naive datetimes; every moment here is UTC."""
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-
-
-@dataclass(frozen=True)
-class Timing:
-    deadline: int = 72 * 3600  # seconds for a decision
-    bid_deadline: int = 24 * 3600  # seconds for an auction bid (or the winner's build decision)
-    reminder: float = 0.75  # remind when this share of the time has passed
-    on_timeout: str = "moderator"  # "moderator": mail the moderator; "auto": play the game's default
-
-    SETTINGS = ("deadline", "bid-deadline", "reminder", "on-timeout")
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> "Timing":
-        known = {k: v for k, v in (data or {}).items() if k in cls.__dataclass_fields__}
-        return cls(**known)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def changed(self, settings: dict[str, str]) -> "Timing":
-        """This timing with ``settings`` ({"deadline": "72h", "reminder": "75%", ...}) applied."""
-        values: dict[str, Any] = {}
-        for name, text in settings.items():
-            key = name.strip().lower().replace("_", "-")
-            if key == "deadline":
-                values["deadline"] = parse_duration(text, "deadline")
-            elif key == "bid-deadline":
-                values["bid_deadline"] = parse_duration(text, "bid-deadline")
-            elif key == "reminder":
-                values["reminder"] = _parse_share(text)
-            elif key == "on-timeout":
-                choice = str(text).strip().lower()
-                if choice not in ON_TIMEOUT:
-                    raise TimingError(f"on-timeout must be {' or '.join(ON_TIMEOUT)}, not {text!r}")
-                values["on_timeout"] = choice
-            else:
-                raise TimingError(f"unknown setting {name!r}; the settings are {', '.join(self.SETTINGS)}")
-        return replace(self, **values)
-
-    def checked(self) -> "Timing":
-        """This timing, if every value is one pbem can use (an imported file may hold anything)."""
-        for name in ("deadline", "bid_deadline"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 60:
-                raise TimingError(f"{name} must be a whole number of seconds, at least 60, not {value!r}")
-        if isinstance(self.reminder, bool) or not isinstance(self.reminder, (int, float)) or not 0 < self.reminder < 1:
-            raise TimingError(f"reminder must be a share between 0 and 1, not {self.reminder!r}")
-        if self.on_timeout not in ON_TIMEOUT:
-            raise TimingError(f"on_timeout must be {' or '.join(ON_TIMEOUT)}, not {self.on_timeout!r}")
-        return self
-
-    def length(self, kind: str) -> timedelta:
-        return timedelta(seconds=self.bid_deadline if kind == "bid" else self.deadline)
-
-    def describe(self) -> str:
-        then = "the game plays its default" if self.on_timeout == "auto" else "the moderator is told"
-        return (f"{format_duration(self.deadline)} for a decision, {format_duration(self.bid_deadline)} for a bid; "
-                f"a reminder after {round(self.reminder * 100)}% of it; at a deadline a bid is passed, and "
-                f"for anything else {then}")
-
-
-def _parse_share(text: str) -> float:
-    raw = str(text).strip()
-    try:
-        share = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
-    except ValueError:
-        raise TimingError(f"reminder must be a share of the deadline such as 75%, not {text!r}") from None
-    if not 0 < share < 1:
-        raise TimingError(f"reminder must be between 0% and 100% of the deadline, not {text!r}")
-    return share
 
 
 # --------------------------------------------------------------------------- clocks
@@ -135,7 +62,7 @@ def close_clock(s: Session, game_id: int, now: datetime) -> None:
         s.add(clock)
 
 
-def open_clock(s: Session, game: Game, info: "GameInfo", now: datetime) -> DecisionClock | None:
+def open_clock(s: Session, game: Game, info: GameInfo, now: datetime) -> DecisionClock | None:
     """Close the game's open clock and start one for the decision now due (none if nobody must decide).
 
     Sets ``info.due_at``, which the mails asking for the decision show."""

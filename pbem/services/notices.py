@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from .. import render
 from ..games import get_game
@@ -26,8 +26,7 @@ from ..render.mail import html_part, render_notice
 from ..store.models import OutboxMail
 from ..timespans import format_duration, format_moment
 
-if TYPE_CHECKING:
-    from .games import GameInfo
+from .game_info import GameInfo
 
 MakeMsgid = Callable[[], str]
 MAX_LISTED = 40  # more legal commands than this: a sample per kind, and 'legal' gives all
@@ -36,11 +35,11 @@ MAX_LISTED = 40  # more legal commands than this: a sample per kind, and 'legal'
 # --------------------------------------------------------------------------- small helpers
 
 
-def player_label(info: "GameInfo", seat: int) -> str:
+def player_label(info: GameInfo, seat: int) -> str:
     return next(p.name for p in info.players if p.seat == seat)
 
 
-def describe(event: dict[str, Any], info: "GameInfo") -> str:
+def describe(event: dict[str, Any], info: GameInfo) -> str:
     """An engine event in words, with player names instead of seat numbers."""
     text = event["text"]
     actor = event.get("actor")
@@ -54,13 +53,13 @@ def describe(event: dict[str, Any], info: "GameInfo") -> str:
     return text
 
 
-def with_names(info: "GameInfo", text: str) -> str:
+def with_names(info: GameInfo, text: str) -> str:
     """'player 2 bids ...' -> 'Bob bids ...' (the engine numbers seats; mails name people)."""
     names = {p.seat: p.name for p in info.players}
     return re.sub(r"\b[Pp]layer (\d+)\b", lambda m: names.get(int(m.group(1)) - 1, m.group(0)), text)
 
 
-def decision_number(info: "GameInfo") -> int:
+def decision_number(info: GameInfo) -> int:
     """Numbers the decision the game waits for: the count of commands applied so far.
 
     A reply quoting an older number answers a situation that has moved on.
@@ -68,16 +67,16 @@ def decision_number(info: "GameInfo") -> int:
     return info.state.moves
 
 
-def asks(info: "GameInfo", seat: int) -> bool:
+def asks(info: GameInfo, seat: int) -> bool:
     state = info.state
     return info.status == "active" and not state.is_terminal() and state.current_player() == seat
 
 
-def subject_tag(info: "GameInfo") -> str:
+def subject_tag(info: GameInfo) -> str:
     return f"[{info.title} #{info.id}]"
 
 
-def thread_root(info: "GameInfo", domain: str) -> str:
+def thread_root(info: GameInfo, domain: str) -> str:
     """The Message-ID every mail of a game refers to: one thread per game.
 
     Made of the game's number and creation time, never of its seed: the seed
@@ -108,7 +107,7 @@ def sample_commands(legal: list[str], limit: int = MAX_LISTED) -> list[str]:
 class Mailer:
     """Builds the outbox rows for one change of one game."""
 
-    def __init__(self, info: "GameInfo", msgid: MakeMsgid, now: datetime, domain: str) -> None:
+    def __init__(self, info: GameInfo, msgid: MakeMsgid, now: datetime, domain: str) -> None:
         self.info = info
         self.msgid = msgid
         self.now = now
@@ -193,7 +192,7 @@ def _moderator_headline(what: str, reason: str) -> str:
 # --------------------------------------------------------------------------- the cases
 
 
-def game_started(info: "GameInfo", msgid: MakeMsgid, now: datetime, domain: str = "pbem.invalid") -> list[OutboxMail]:
+def game_started(info: GameInfo, msgid: MakeMsgid, now: datetime, domain: str = "pbem.invalid") -> list[OutboxMail]:
     mailer = Mailer(info, msgid, now, domain)
     names = ", ".join(p.name for p in sorted(info.players, key=lambda p: p.seat))
     mails = []
@@ -207,7 +206,7 @@ def game_started(info: "GameInfo", msgid: MakeMsgid, now: datetime, domain: str 
 
 
 def commands_applied(
-    info: "GameInfo", seat: int, commands: list[str], effects: list[str], private: dict[int, list[str]],
+    info: GameInfo, seat: int, commands: list[str], effects: list[str], private: dict[int, list[str]],
     msgid: MakeMsgid, now: datetime, sender_note: list[str] | None = None, *,
     events: list[dict[str, Any]] | None = None, turn_before: tuple[Any, ...] | None = None,
     domain: str = "pbem.invalid", by: str | None = None, reason: str = "",
@@ -251,20 +250,20 @@ def commands_applied(
     return mails
 
 
-def moderator_change(info: "GameInfo", what: str, msgid: MakeMsgid, now: datetime,
+def moderator_change(info: GameInfo, what: str, msgid: MakeMsgid, now: datetime,
                      domain: str = "pbem.invalid", reason: str = "") -> list[OutboxMail]:
     return _to_everybody(info, _moderator_headline(what, reason), "info: the moderator changed the game", msgid, now,
                          domain)
 
 
-def board_again(info: "GameInfo", msgid: MakeMsgid, now: datetime, domain: str = "pbem.invalid", *,
+def board_again(info: GameInfo, msgid: MakeMsgid, now: datetime, domain: str = "pbem.invalid", *,
                 seats: list[int] | None = None) -> list[OutboxMail]:
     """The board as it stands (the moderator's resend), with the request to whoever must decide."""
     return _to_everybody(info, "The moderator sent the board again, as it stands now.",
                          "info: the board as it stands", msgid, now, domain, seats)
 
 
-def _to_everybody(info: "GameInfo", headline: str, subject: str, msgid: MakeMsgid, now: datetime, domain: str,
+def _to_everybody(info: GameInfo, headline: str, subject: str, msgid: MakeMsgid, now: datetime, domain: str,
                   seats: list[int] | None = None) -> list[OutboxMail]:
     """One mail a player (of ``seats``, or all): the request to whoever must decide, ``subject`` to the rest."""
     mailer = Mailer(info, msgid, now, domain)
@@ -272,7 +271,7 @@ def _to_everybody(info: "GameInfo", headline: str, subject: str, msgid: MakeMsgi
             for p in info.players if seats is None or p.seat in seats]
 
 
-def absence_announced(info: "GameInfo", seat: int, starts: datetime, ends: datetime, msgid: MakeMsgid,
+def absence_announced(info: GameInfo, seat: int, starts: datetime, ends: datetime, msgid: MakeMsgid,
                       now: datetime, domain: str = "pbem.invalid") -> list[OutboxMail]:
     """The player at ``seat`` will be away: everybody in the game is told (the absent player as a receipt)."""
     mailer = Mailer(info, msgid, now, domain)
@@ -290,14 +289,14 @@ def absence_announced(info: "GameInfo", seat: int, starts: datetime, ends: datet
     return mails
 
 
-def reminder(info: "GameInfo", seat: int, msgid: MakeMsgid, now: datetime, domain: str = "pbem.invalid") -> OutboxMail:
+def reminder(info: GameInfo, seat: int, msgid: MakeMsgid, now: datetime, domain: str = "pbem.invalid") -> OutboxMail:
     """The player who must decide is reminded, with the board and the options."""
     mailer = Mailer(info, msgid, now, domain)
     return mailer.mail(seat, f"reminder, {mailer.request_subject(seat)}",
                        headline="A reminder: the game is waiting for your decision.")
 
 
-def late_notice(info: "GameInfo", seat: int, late: timedelta, msgid: MakeMsgid, now: datetime,
+def late_notice(info: GameInfo, seat: int, late: timedelta, msgid: MakeMsgid, now: datetime,
                 domain: str = "pbem.invalid") -> OutboxMail:
     """The player who missed their deadline is told (again, every day until something happens)."""
     mailer = Mailer(info, msgid, now, domain)
@@ -330,7 +329,7 @@ def plain_mail(to: str, subject: str, lines: list[str], msgid: MakeMsgid, now: d
                       text_body=text, html_body=None, next_attempt_at=now, message_id=message_id, created_at=now)
 
 
-def digest(email: str, sections: list[tuple["GameInfo", str]], msgid: MakeMsgid, now: datetime) -> OutboxMail:
+def digest(email: str, sections: list[tuple[GameInfo, str]], msgid: MakeMsgid, now: datetime) -> OutboxMail:
     """One mail for a player who must act in several games: each game's reminder, one after the other."""
     games = ", ".join(f"#{info.id}" for info, _ in sections)
     subject = f"[pbem] digest: your move in {len(sections)} games ({games})"

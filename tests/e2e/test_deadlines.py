@@ -15,7 +15,7 @@ from test_worker_mail import GAME, inbox, reply_like_a_client, send  # noqa: I00
 from pbem.config import MailConfig, ServerConfig
 from pbem.games.fifth_avenue import decision_kind
 from pbem.games.rng import Rng
-from pbem.services.deadlines import Timing
+from pbem.services.timing import Timing
 from pbem.services.games import GameService
 from pbem.services.simulate import choose
 from pbem.services.worker import MailWorker
