@@ -207,22 +207,19 @@ class MailWorker:
         key = ledger_key(msg, f"{mailbox} {uidvalidity} {uid}")
         who = sender(msg) or ""
         delay = TRANSIENT_DELAY
-        for _ in range(TRANSIENT_TRIES - 1):
+        for attempt in range(1, TRANSIENT_TRIES + 1):
             try:
                 return self._process(msg, raw, key, who, mailbox, uidvalidity, uid)
             except Exception as exc:
                 if not is_transient(exc):
                     return self._set_aside(msg, key, who, mailbox, uidvalidity, uid, exc)
+                if attempt == TRANSIENT_TRIES:
+                    raise DatabaseUnavailable(f"the database kept failing while mail {uid} was processed: "
+                                              f"{error_summary(exc).splitlines()[0]}") from exc
                 self.log(f"mail {uid}: the database failed ({type(exc).__name__}); trying it again in {delay:g} s")
                 time.sleep(delay)
                 delay *= 4
-        try:
-            return self._process(msg, raw, key, who, mailbox, uidvalidity, uid)
-        except Exception as exc:
-            if is_transient(exc):
-                raise DatabaseUnavailable(f"the database kept failing while mail {uid} was processed: "
-                                          f"{error_summary(exc).splitlines()[0]}") from exc
-            return self._set_aside(msg, key, who, mailbox, uidvalidity, uid, exc)
+        raise AssertionError("unreachable: the last try returns or raises")
 
     def _process(self, msg: EmailMessage, raw: bytes, key: str, who: str, mailbox: str, uidvalidity: int,
                  uid: int) -> tuple[str, str, str]:
