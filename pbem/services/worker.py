@@ -238,7 +238,6 @@ class MailWorker:
             inbound.outcome, inbound.reason = "ignored", reason
             self.ledger.queue_mail(None, "", "", inbound=inbound, also=self._bounce_notice(msg, reason, who, key))
             return self.mail.rejected_folder, who, f"ignored ({reason})"
-        crashpoints.reached("mail read, not handled")
         result = self.commands.handle(raw, inbound=inbound, parsed=msg)
         return self.folder_for(result.outcome), who, result.outcome
 
