@@ -13,6 +13,8 @@ from typing import Any, Optional
 from sqlalchemy import JSON, BigInteger, Column, DateTime, MetaData, String, Text, UniqueConstraint, event
 from sqlmodel import Field, SQLModel
 
+from ..mail.message import MAX_ADDRESS
+
 # Named constraints let Alembic's batch mode (SQLite) alter them later.
 SQLModel.metadata.naming_convention = {
     "ix": "ix_%(column_0_label)s",
@@ -36,8 +38,9 @@ def _when(**kw: Any) -> Any:
 # TEXT column), and every row is cut to them before it is written (``fit_row``, below): on SQLite, which ignores
 # lengths, and on PostgreSQL, which refuses what is longer, alike. A value from a mail never decides whether
 # the mail's record can be written.
-ADDRESS = 254  # RFC 5321's longest path, less the angle brackets
-MESSAGE_ID = 255
+ADDRESS = MAX_ADDRESS  # RFC 5321's longest path, less the angle brackets
+MESSAGE_ID = 255  # a valid Message-ID is at most MAX_MESSAGE_ID (250); ledger keys are shorter
+SUBJECT = 255
 NAME = 200
 WORD = 40  # kinds, statuses, outcomes: our own words
 
@@ -142,7 +145,7 @@ class OutboxMail(SQLModel, table=True):
     id: Optional[int] = Field(default=None, primary_key=True)
     game_id: Optional[int] = Field(default=None, foreign_key="games.id", index=True)
     recipient: str = _string(ADDRESS)
-    subject: str = _string(MESSAGE_ID)
+    subject: str = _string(SUBJECT)
     headers: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     text_body: str = Field(sa_column=Column(Text, nullable=False))
     html_body: Optional[str] = Field(default=None, sa_column=Column(Text))
