@@ -109,7 +109,8 @@ def _text_part(text: str, subtype: str) -> MIMEText:
     return MIMEText(text, subtype, "us-ascii" if text.isascii() else _UTF8)
 
 
-def claim(engine: Engine, now: datetime, limit: int = 50) -> list[OutboxMail]:
+def claim(engine: Engine, now: datetime, limit: int = 50, owner: str = "") -> list[OutboxMail]:
+    """Up to ``limit`` due rows, now 'sending' under a lease held by ``owner`` (the worker's name)."""
     due = or_(
         and_(OutboxMail.status == OutboxStatus.QUEUED, OutboxMail.next_attempt_at <= now),
         and_(OutboxMail.status == OutboxStatus.SENDING, OutboxMail.next_attempt_at <= now),  # an expired lease
@@ -119,7 +120,8 @@ def claim(engine: Engine, now: datetime, limit: int = 50) -> list[OutboxMail]:
         ids = ids.with_for_update(skip_locked=True)
     statement = (
         update(OutboxMail).where(OutboxMail.id.in_(ids.scalar_subquery()))
-        .values(status=OutboxStatus.SENDING, attempts=OutboxMail.attempts + 1, next_attempt_at=now + LEASE)
+        .values(status=OutboxStatus.SENDING, attempts=OutboxMail.attempts + 1, next_attempt_at=now + LEASE,
+                claimed_by=owner)
         .returning(OutboxMail)
     )
     with engine.execution_options(pbem_write=True).begin() as connection:
@@ -195,7 +197,7 @@ class SmtpConnection:
 
 async def send_pending(
     engine: Engine, smtp: ServerConfig, sender: str, *, clock: Callable[[], datetime] = utcnow,
-    limit: int = 50, timeout: float = 30, connections: Sequence[SmtpConnection] = (),
+    limit: int = 50, timeout: float = 30, connections: Sequence[SmtpConnection] = (), owner: str = "",
 ) -> SendReport:
     """Send every due mail once, ``limit`` claimed at a time; temporary failures are retried later with backoff.
 
@@ -206,7 +208,7 @@ async def send_pending(
     connections = connections or [SmtpConnection(smtp, timeout)]
     try:
         while True:
-            mails = claim(engine, clock(), limit)
+            mails = claim(engine, clock(), limit, owner)
             if mails:
                 crashpoints.reached("outbox claimed")
             reachable = await _send_claimed(engine, connections, sender, mails, report, clock) if mails else True

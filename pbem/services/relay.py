@@ -9,12 +9,16 @@ next mail. Sending and applying then overlap, as Mailman's incoming and
 outgoing runners do: a burst of mail is answered at the pace of the slower
 of the two, not of both added up.
 
-Either way the SMTP connections are opened by the first mail to send, kept
-while mail keeps coming, and closed after ``idle`` seconds without any. The
-thread keeps ``parallel`` of them busy side by side, because an SMTP server
-answers a mail only once it has delivered it; ``send_now()`` uses one.
-Rows are claimed in the database (``outbox_sender.claim``), so the relay, a
-``--once`` run and other workers never send one row twice.
+Either way the SMTP connection is opened by the first mail to send, kept
+while mail keeps coming, and closed after ``idle`` seconds without any.
+One connection by default: a mail the SMTP server accepted and we had not yet
+marked sent goes out again after a crash (the documented window of
+``outbox_sender``), and with one connection at most one mail is ever in that
+window. ``parallel`` connections send a burst faster (a server answers a mail
+only once it has delivered it) but can each double a mail in a crash.
+Rows are claimed in the database (``outbox_sender.claim``) in the name of
+``owner`` (the worker), so the relay, a ``--once`` run and other workers
+never send one row twice, and a dead worker's rows are freed by its successor.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ def merge(total: SendReport, more: SendReport) -> None:
 class OutboxRelay:
     def __init__(self, engine: Engine, mail: MailConfig, *, clock: Callable[[], datetime],
                  log: Callable[[str], None] = lambda line: None, interval: float = 60.0, idle: float = 10.0,
-                 parallel: int = 3, failed: Callable[[list[int]], None] = lambda ids: None) -> None:
+                 parallel: int = 1, failed: Callable[[list[int]], None] = lambda ids: None, owner: str = "") -> None:
         self.engine = engine
         self.mail = mail
         self.clock = clock
@@ -49,6 +53,7 @@ class OutboxRelay:
         self.interval = interval
         self.idle = idle
         self.parallel = parallel
+        self.owner = owner
         self.failed = failed  # told of the mails that failed for good, after each round
         self._runner: asyncio.Runner | None = None
         self._connections: list[SmtpConnection] = []
@@ -161,9 +166,8 @@ class OutboxRelay:
     def _send_round(self) -> SendReport:
         if self._runner is None:
             self._runner = asyncio.Runner()
-            # The thread keeps several connections busy at once (a server delivers each mail before it
-            # answers); send_now() keeps one, so a --once pass stays one sequence of steps.
+            # send_now() keeps one connection, so a --once pass stays one sequence of steps.
             count = self.parallel if self.running else 1
             self._connections = [SmtpConnection(self.mail.smtp) for _ in range(count)]
         return self._runner.run(send_pending(self.engine, self.mail.smtp, self.mail.game_address, clock=self.clock,
-                                             connections=self._connections))
+                                             connections=self._connections, owner=self.owner))

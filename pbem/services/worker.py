@@ -25,7 +25,7 @@ from imapclient.exceptions import IMAPClientError
 from sqlalchemy import Engine
 
 from .. import crashpoints
-from ..adapters.imap_inbox import Inbox
+from ..adapters.imap_inbox import Inbox, MailboxState
 from ..adapters.outbox_sender import SendReport
 from ..config import MailConfig
 from ..mail.message import automatic_reason, is_bounce, ledger_key, sender, subject
@@ -33,6 +33,7 @@ from ..mail.text import read_message
 from ..store.db import DatabaseUnavailable, is_transient
 from ..store.models import InboundMail, OutboxMail, utcnow
 from . import notices
+from .claims import Instance, MailClaims
 from .games import GameService
 from .ledger import MailLedger, error_summary
 from .mail_commands import MailCommands
@@ -42,7 +43,7 @@ from .timekeeper import Timekeeper
 
 KEPT = ("applied", "info", "away")  # outcomes whose mail goes to the processed folder; the rest to rejected
 RATE_LIMIT = 60  # mails per sender and hour that applied nothing; more are recorded and not processed
-MOVE_BATCH = 50  # committed mails moved out of the mailbox in one IMAP command
+CLAIM_BATCH = 20  # mails claimed at once, then processed and moved out of the mailbox in one IMAP command
 RECONNECT_ERRORS = (IMAPClientError, OSError, socket.timeout, EOFError, DatabaseUnavailable)
 TRANSIENT_TRIES = 4  # tries at one mail while the database fails under it (0.5, 2 and 8 s apart)
 TRANSIENT_DELAY = 0.5
@@ -69,8 +70,10 @@ class MailWorker:
         self.games = GameService(engine, clock=clock, mail_domain=mail_domain or mail.game_address.split("@")[-1])
         self.ledger = MailLedger(engine, clock=clock, mail_domain=self.games.mail_domain)
         self.commands = MailCommands(self.games, moderator=mail.moderator, ledger=self.ledger)
+        self.instance = Instance.start()
+        self.claims = MailClaims(engine, self.instance, clock=clock)
         self.relay = OutboxRelay(engine, mail, clock=clock, log=log, interval=mail.poll_interval,
-                                 failed=self._tell_moderator_of_failures)
+                                 failed=self._tell_moderator_of_failures, owner=str(self.instance))
         self.timekeeper = Timekeeper(self.games, moderator=mail.moderator,
                                      outage_gap=timedelta(seconds=mail.outage_gap), log=log)
 
@@ -150,50 +153,63 @@ class MailWorker:
             self.log(f"sent {len(sent.sent)} mail(s), {len(sent.retry)} to retry, {len(sent.failed)} failed")
 
     def read_inbox(self, inbox: Inbox, report: PassReport, stop: Callable[[], bool] = lambda: False) -> None:
-        """Process every mail in the mailbox, each in its own transaction; the committed ones are moved out
-        together (one MOVE per folder, at most MOVE_BATCH at a time), always after their commits."""
+        """Process every mail in the mailbox, each in its own transaction. Mails are claimed CLAIM_BATCH at a
+        time (another worker's are left to it), processed, and moved out together (one MOVE per folder), always
+        after their commits; then their claims go."""
         for folder in (self.mail.processed_folder, self.mail.rejected_folder):
             inbox.ensure_folder(folder)
         box = inbox.open(self.mail.mailbox)
+        dead = self.claims.free_the_dead()
+        if dead:
+            self.log(f"freed the mails and the outbox of {len(dead)} stopped worker(s): {', '.join(dead)}")
         last = self.ledger.last_uid(box.name, box.uidvalidity)
-        committed: dict[str, list[int]] = {}  # folder -> mails whose outcome is committed, still in the mailbox
-        for uid in box.uids:
+        for start in range(0, len(box.uids), CLAIM_BATCH):
             if stop():
                 break  # what is left waits for the next start; the current mail was finished
-            if sum(map(len, committed.values())) >= MOVE_BATCH:
-                self._move(inbox, committed)
-            if uid <= last:
-                # Seen before under this UIDVALIDITY: processed, but the move did not happen.
-                key = ledger_key(read_message(inbox.headers(uid)), f"{box.name} {box.uidvalidity} {uid}")
-                recorded = self.ledger.outcome(key)
-                if recorded is not None:
-                    committed.setdefault(self.folder_for(recorded), []).append(uid)
-                    report.already_done.append(uid)
-                    continue
-            raw = inbox.fetch(uid)
-            if raw is None:
-                continue
-            crashpoints.reached("mail fetched")
-            folder, who, outcome = self.process(raw, box.name, box.uidvalidity, uid)
-            crashpoints.reached("mail committed, not moved")
-            if outcome == "already processed":
-                report.already_done.append(uid)
-            else:
-                report.processed.append((uid, who, outcome))
-            committed.setdefault(folder, []).append(uid)
-            self.log(f"mail {uid} from {who or '(no sender)'}: {outcome}")
-            if self.relay.running:
-                self.relay.wake()  # its thread sends the answers while we read the next mail
-            else:
-                merge(report.sent, self.relay.send_now())  # answer this mail before reading the next
-        self._move(inbox, committed)
+            mine = self.claims.claim(box.name, box.uidvalidity, box.uids[start:start + CLAIM_BATCH])
+            committed: dict[str, list[int]] = {}  # folder -> mails whose outcome is committed, still in the mailbox
+            try:
+                for uid in mine:
+                    if stop():
+                        break
+                    self._read_one(inbox, box, uid, last, committed, report)
+                for folder, uids in committed.items():
+                    inbox.move(uids, folder)
+                    crashpoints.reached("mails moved")
+            except BaseException:
+                try:  # another worker may file what was committed; this one's failure goes on up
+                    self.claims.release(box.name, box.uidvalidity, mine)
+                except Exception:
+                    pass
+                raise
+            self.claims.release(box.name, box.uidvalidity, mine)
 
-    @staticmethod
-    def _move(inbox: Inbox, committed: dict[str, list[int]]) -> None:
-        for folder, uids in committed.items():
-            inbox.move(uids, folder)
-            crashpoints.reached("mails moved")
-        committed.clear()
+    def _read_one(self, inbox: Inbox, box: MailboxState, uid: int, last: int, committed: dict[str, list[int]],
+                  report: PassReport) -> None:
+        if uid <= last:
+            # Seen before under this UIDVALIDITY: processed, but the move did not happen.
+            key = ledger_key(read_message(inbox.headers(uid)), f"{box.name} {box.uidvalidity} {uid}")
+            recorded = self.ledger.outcome(key)
+            if recorded is not None:
+                committed.setdefault(self.folder_for(recorded), []).append(uid)
+                report.already_done.append(uid)
+                return
+        raw = inbox.fetch(uid)
+        if raw is None:
+            return  # gone: another worker filed it before we claimed it
+        crashpoints.reached("mail fetched")
+        folder, who, outcome = self.process(raw, box.name, box.uidvalidity, uid)
+        crashpoints.reached("mail committed, not moved")
+        if outcome == "already processed":
+            report.already_done.append(uid)
+        else:
+            report.processed.append((uid, who, outcome))
+        committed.setdefault(folder, []).append(uid)
+        self.log(f"mail {uid} from {who or '(no sender)'}: {outcome}")
+        if self.relay.running:
+            self.relay.wake()  # its thread sends the answers while we read the next mail
+        else:
+            merge(report.sent, self.relay.send_now())  # answer this mail before reading the next
 
     def process(self, raw: bytes, mailbox: str, uidvalidity: int, uid: int) -> tuple[str, str, str]:
         """Process one mail in one transaction; returns (folder, sender, outcome).
@@ -212,6 +228,9 @@ class MailWorker:
                 return self._process(msg, raw, key, who, mailbox, uidvalidity, uid)
             except Exception as exc:
                 if not is_transient(exc):
+                    recorded = self._recorded(key)
+                    if recorded is not None:  # another worker recorded the same mail (a copy) first
+                        return self.folder_for(recorded), who, "already processed"
                     return self._set_aside(msg, key, who, mailbox, uidvalidity, uid, exc)
                 if attempt == TRANSIENT_TRIES:
                     raise DatabaseUnavailable(f"the database kept failing while mail {uid} was processed: "
@@ -240,6 +259,12 @@ class MailWorker:
             return self.mail.rejected_folder, who, f"ignored ({reason})"
         result = self.commands.handle(raw, inbound=inbound, parsed=msg)
         return self.folder_for(result.outcome), who, result.outcome
+
+    def _recorded(self, key: str) -> str | None:
+        try:
+            return self.ledger.outcome(key)
+        except Exception:
+            return None
 
     def _set_aside(self, msg: EmailMessage, key: str, who: str, mailbox: str, uidvalidity: int, uid: int,
                    exc: Exception) -> tuple[str, str, str]:

@@ -43,6 +43,7 @@ MESSAGE_ID = 255  # a valid Message-ID is at most MAX_MESSAGE_ID (250); ledger k
 SUBJECT = 255
 NAME = 200
 WORD = 40  # kinds, statuses, outcomes: our own words
+OWNER = 120  # a worker's name: host, pid and a token
 
 
 def _text(limit: int, **kw: Any) -> Any:
@@ -130,6 +131,22 @@ class InboundMail(SQLModel, table=True):
     outcome: str = _string(WORD, default="")  # applied, rejected, ignored, error, ...
     reason: str = _text(4000, default="", nullable=False)
     received_at: datetime = _when(nullable=False)
+    # A mail refused because it could not prove it came from a seat (no or a wrong secret word, another address
+    # answering that seat's mail): the seat's address, told of it in the next digest (services.refusals).
+    seat_email: str = _string(ADDRESS, default="", sa_column_kwargs={"server_default": ""})
+
+
+class MailClaim(SQLModel, table=True):
+    """A mail of the mailbox one worker is working on: taken before the work, dropped once the mail is filed.
+    Several workers may read one mailbox; each mail is worked on and moved by the one that claimed it."""
+
+    __tablename__ = "mail_claims"
+
+    mailbox: str = _string(NAME, primary_key=True)
+    uidvalidity: int = Field(sa_column=Column(BigInteger, primary_key=True))
+    uid: int = Field(sa_column=Column(BigInteger, primary_key=True))
+    owner: str = _string(OWNER)  # the worker: "host pid token" (services.claims.Instance)
+    until: datetime = _when(nullable=False)  # the claim's lease: after it another worker may take the mail
 
 
 class OutboxStatus:
@@ -156,6 +173,7 @@ class OutboxMail(SQLModel, table=True):
     last_error: str = _text(2000, default="", nullable=False)
     message_id: str = _string(MESSAGE_ID, unique=True)
     created_at: datetime = _when(nullable=False)
+    claimed_by: str = _string(OWNER, default="", sa_column_kwargs={"server_default": ""})  # the sending worker
 
 
 class DecisionClock(SQLModel, table=True):

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import itertools
 import random
+import threading
+import time
 from collections import Counter
 from email import policy
 from email.parser import BytesParser
@@ -25,7 +27,7 @@ from pbem.services.mail_commands import MailCommands
 from pbem.services import worker as worker_module
 from pbem.services.worker import MailWorker
 from pbem.store.db import DatabaseUnavailable, make_engine
-from pbem.store.models import InboundMail, OutboxMail, OutboxStatus
+from pbem.store.models import Event, InboundMail, MailClaim, OutboxMail, OutboxStatus
 from pbem.testing.hostile import CRLF_WORD, hostile_mails
 
 GAME = "game@example.test"
@@ -215,3 +217,79 @@ def test_a_dropped_database_connection_loses_no_move(mailboxes, mail_config, pos
     drops["left"] = 0
     assert [outcome for _, _, outcome in worker.run_once().processed] == ["info"]
     assert mailboxes.messages("game") == [] and outcomes(worker) == Counter({"applied": 1, "info": 1})
+
+
+def _message_ids(mailboxes, folder: str) -> Counter:
+    parse = BytesParser(policy=policy.compat32).parsebytes
+    return Counter(parse(raw, headersonly=True)["Message-ID"] for raw in mailboxes.messages("game", folder))
+
+
+def _waiting(mailboxes) -> int:
+    with mailboxes.login("game") as client:
+        client.select_folder("INBOX", readonly=True)
+        return len(client.search(["ALL"]))
+
+
+def test_two_workers_on_one_mailbox_crash_misfile_and_double_nothing(mailboxes, mail_config, database_url) -> None:
+    """Two workers read one mailbox and one database at once while mail keeps coming: each mail is worked on
+    by one of them, recorded once, filed once in its folder and answered once; copies of one mail (two UIDs,
+    one Message-ID) apply once."""
+    first, log = start(database_url, mail_config, rate_limit=10**6)
+    second_log: list[str] = []
+    second = MailWorker(make_engine(database_url), mail_config, log=second_log.append, rate_limit=10**6)
+    state = first.games.get(1).state
+    mover = PLAYERS[state.current_player()][1]
+    rng = random.Random(4)
+    mails: list[tuple[str, bytes]] = []
+    for n in range(120):
+        sender = PLAYERS[n % 3][1]
+        body = rng.choice(["board", "hand", "legal", "bid brown 99", state.legal_commands()[0]])
+        mails.append(ordinary(n, mover if body == state.legal_commands()[0] else sender, body))
+    copies = [mails[n] for n in range(0, 120, 10)]  # delivered twice
+    stream = mails + copies
+    rng.shuffle(stream)
+    failures: list[BaseException] = []
+    done = threading.Event()
+
+    def serve(worker: MailWorker) -> None:
+        try:
+            while not done.is_set():
+                worker.run_once()
+        except BaseException as exc:  # the test fails on any: a worker must not crash
+            failures.append(exc)
+
+    threads = [threading.Thread(target=serve, args=(w,)) for w in (first, second)]
+    for thread in threads:
+        thread.start()
+    try:
+        for chunk in range(0, len(stream), 15):  # mail keeps coming while both work
+            append(mailboxes, [raw for _, raw in stream[chunk:chunk + 15]])
+            time.sleep(0.2)
+        deadline = time.monotonic() + 120
+        while (_waiting(mailboxes) or sum(outcomes(first).values()) < len(mails)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+    finally:
+        done.set()
+        for thread in threads:
+            thread.join(120)
+    assert failures == []
+    assert mailboxes.messages("game") == []
+    found = outcomes(first)
+    assert sum(found.values()) == len(mails) and found["error"] == 0, found  # one record a mail, copies none
+    filed = _message_ids(mailboxes, "pbem-processed") + _message_ids(mailboxes, "pbem-rejected")
+    assert filed == Counter({mid: 2 if (mid, raw) in copies else 1 for mid, raw in mails})  # each UID filed once
+    with Session(first.engine) as s:
+        records = {m.message_id: m.outcome for m in s.exec(select(InboundMail)).all()}
+        commands = s.exec(select(sa.func.count()).select_from(Event).where(Event.kind == "command")).one()
+    assert commands == found["applied"] == 1  # the first decision is made once, however many ask for it
+    for mid, outcome in records.items():  # each in the folder its outcome says
+        folder = "pbem-processed" if outcome in ("applied", "info") else "pbem-rejected"
+        assert _message_ids(mailboxes, folder)[mid] >= 1, (mid, outcome)
+    assert statuses(first)[OutboxStatus.SENDING] == 0
+    for user in ("ann", "bob", "cy"):
+        answered = replies_to(mailboxes, user)
+        asked = [mid for mid, raw in mails if f"From: {user}@".encode() in raw and records[mid] != "applied"]
+        assert {mid: answered[mid] for mid in asked} == {mid: 1 for mid in asked}
+    assert not [line for line in log + second_log if "Traceback" in line or "set aside" in line]
+    with Session(first.engine) as s:
+        assert s.exec(select(sa.func.count()).select_from(MailClaim)).one() == 0  # every claim let go
