@@ -26,9 +26,9 @@ from ..mail.message import decision, game_tag, message_id, references, sender, s
 from ..mail.text import MailText, extract_text, read_message
 from .ledger import MailLedger
 from .games import CommandRejected, GameInfo, GameNotActive, GameNotFound, GameService, PlayerNotInGame, ServiceError
-from ..store.models import GameStatus, InboundMail, OutboxMail
-from . import notices
+from ..store.models import GameStatus, InboundMail
 from .notices import subject_tag
+from .refusals import REFUSED
 
 INFO_WORDS = ("help", "board", "hand", "legal", "history")
 AWAY = re.compile(r"^away\s+(?:from\s+)?(\d{4}-\d{1,2}-\d{1,2})\s*(?:to|until|-|–)\s*(\d{4}-\d{1,2}-\d{1,2})\.?$", re.I)
@@ -46,6 +46,7 @@ def parse_away(line: str) -> tuple[date, date]:
         raise ValueError(f"'{line.strip()}' has a date that does not exist ({exc}).") from exc
     return first, last
 STRANGER_OUTCOMES = ("unknown-game", "not-a-player")
+NO_COMMAND_ANSWERS = 3  # answers an hour to a player's mails without commands (an auto-responder loops)
 MAX_COMMANDS = 100  # command lines one mail may have; a longer mail is refused whole, unread
 MAX_LISTED = 20  # lines of a mail quoted back in the reply (what was ignored); the rest are counted
 HISTORY_LINES = 20
@@ -76,16 +77,15 @@ class MailReport:
     reply_to: str | None = None
     reply_subject: str | None = None
     reply_body: str | None = None
-    reply_suppressed: bool = False  # a stranger already had their one reply today
-    to_moderator: list[OutboxMail] = field(default_factory=list)  # stored with the mail's record
+    reply_suppressed: bool = False  # a stranger already had their one reply today, or a loop is suspected
+    seat_email: str = ""  # a mail refused for want of proof: the seat it spoke for, told in a digest
 
     @property
     def changed(self) -> bool:
         return self.outcome == "applied"
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(replace(self, to_moderator=[]))
-        data["to_moderator"] = [{"to": m.recipient, "subject": m.subject} for m in self.to_moderator]
+        data = asdict(self)
         data["text"] = {"body_type": self.text.body_type, "lines": self.text.lines, "ignored": self.text.ignored,
                         "oversized": self.text.oversized}
         data["changed"] = self.changed
@@ -113,10 +113,9 @@ def _wrap(text: str, indent: str = "") -> str:
 
 
 class MailCommands:
-    def __init__(self, games: GameService, *, moderator: str = "", ledger: MailLedger | None = None) -> None:
+    def __init__(self, games: GameService, *, ledger: MailLedger | None = None) -> None:
         self.games = games
         self.ledger = ledger or MailLedger(games.engine, clock=games.clock, mail_domain=games.mail_domain)
-        self.moderator = moderator  # told of refused impersonations
 
     # ------------------------------------------------------------------ the one entry point
 
@@ -139,8 +138,9 @@ class MailCommands:
             report.outcome = report.outcome or "rejected"
             self._reply(report, [_wrap(f"Your mail could not be processed: {exc.message}")])
         answered = any(r.status == "answered" for r in report.lines)
-        if report.outcome in STRANGER_OUTCOMES and report.reply_to == report.sender and self._stranger_answered(report):
-            report.reply_to = None  # strangers get at most one reply a day: no mail ping-pong with anybody
+        unanswered = self._not_answered(report)
+        if unanswered:
+            report.reply_to = None
             report.reply_suppressed = True
         if dry_run:
             return report
@@ -148,8 +148,10 @@ class MailCommands:
             inbound.game_id = report.game_id
             inbound.outcome = report.outcome
             inbound.reason = "" if report.changed else (report.lines[0].note if report.lines else report.outcome)
-            if report.reply_suppressed:
-                inbound.reason = "not answered: a stranger gets one reply a day"
+            if unanswered:
+                inbound.reason = f"not answered: {unanswered}"
+            if report.outcome in REFUSED:
+                inbound.seat_email = report.seat_email
         wants_reply = bool(report.reply_body and report.reply_to) and (not report.changed or answered)
         if wants_reply or (inbound is not None and not report.changed):
             # An applied mail's confirmation goes out with the new board from the game service (and the
@@ -158,14 +160,25 @@ class MailCommands:
             self.ledger.queue_mail(report.reply_to if wants_reply else None, report.reply_subject or "",
                                   report.reply_body or "", game_id=report.game_id,
                                   in_reply_to=report.message_id or None,
-                                  inbound=None if report.changed else inbound, also=report.to_moderator)
+                                  inbound=None if report.changed else inbound)
         return report
 
-    def _stranger_answered(self, report: MailReport) -> bool:
-        if report.sender is None or self.games.games_of(report.sender):
-            return False  # players always get their answer
-        since = self.games.clock() - timedelta(days=1)
-        return self.ledger.count(report.sender, since, STRANGER_OUTCOMES) > 0
+    def _not_answered(self, report: MailReport) -> str:
+        """Why this mail gets no answer of its own, or "". No mail ping-pong with anybody: a stranger is answered
+        once a day, a player's mails without commands three times an hour (an auto-responder without the
+        headers that say so loops), and mail that did not prove its seat goes into that seat's hourly digest."""
+        if report.outcome in REFUSED:
+            return f"{report.seat_email} hears of it in the next digest of refused mail (services.refusals)"
+        if report.sender is None or report.reply_to != report.sender:
+            return ""
+        now = self.games.clock()
+        if report.outcome in STRANGER_OUTCOMES and not self.games.games_of(report.sender):
+            if self.ledger.count(report.sender, now - timedelta(days=1), STRANGER_OUTCOMES) > 0:
+                return "a stranger gets one reply a day"
+        if report.outcome == "no-commands":
+            if self.ledger.count(report.sender, now - timedelta(hours=1), ("no-commands",)) >= NO_COMMAND_ANSWERS:
+                return f"at most {NO_COMMAND_ANSWERS} answers an hour to mails without commands"
+        return ""
 
     # ------------------------------------------------------------------ steps
 
@@ -192,22 +205,15 @@ class MailCommands:
             claimed = [to for gid, to in self.ledger.recipients_of(references(msg))
                        if gid == game_id and to in {p.email for p in info.players}]
             if claimed:
-                # An answer to a mail we sent to one seat, from another address: never applied, and the
-                # seat's own address is told (a player writing from a second address learns it too).
+                # An answer to a mail we sent to one seat, from another address: never applied. The seat's own
+                # address hears of it in its next digest of refused mail, with the moderator (services.refusals).
                 owner = claimed[0]
                 report.outcome = "impersonation"
-                report.reply_to = owner
+                report.seat_email = owner
                 self._reply(report, [_wrap(
-                    f"A mail answering our mail to you in game {game_id} came from another address, "
-                    f"{report.sender}. It was not applied: only mail from {owner} plays your seat."), "",
-                    _wrap("If that was you, send your commands from this address. If it was not, you may want to "
-                          "tell the moderator.")])
-                if self.moderator:
-                    report.to_moderator.append(notices.to_moderator(
-                        self.moderator, f"game {game_id}: a mail for {owner}'s seat from {report.sender}",
-                        [f"A mail answering our mail to {owner} in game {game_id} came from {report.sender} "
-                         f"(Subject: {report.subject}; Message-ID: {report.message_id}). It was not applied, and "
-                         f"{owner} was told."], self.games.new_message_id, self.games.clock(), game_id=game_id))
+                    f"A mail answering our mail to {owner} in game {game_id} came from another address, "
+                    f"{report.sender}. It was not applied: only mail from {owner} plays that seat; {owner} and the "
+                    "moderator hear of it.")])
                 return
             report.outcome = "not-a-player"
             self._reply(report, [_wrap(f"You ({report.sender}) do not play in game {game_id}.")] + self._your_games(report))
@@ -215,15 +221,14 @@ class MailCommands:
         raw_lines, given = _split_secret_lines(raw_lines)
         secret = next(p.secret for p in info.players if p.seat == report.seat)
         if secret and not any(hmac.compare_digest(word.lower().encode(), secret.encode()) for word in given):
-            # The From line is easy to forge; the word is not. The reply goes to the seat's own address.
+            # The From line is easy to forge; the word is not. The seat's own address hears of it in its next
+            # digest of refused mail, never once a forged mail (services.refusals).
             report.outcome = "wrong-secret" if given else "no-secret"
+            report.seat_email = report.sender or ""
             why = "did not have the right one" if given else "did not have it"
             self._reply(report, [_wrap(
-                f"Game {game_id} asks for your secret word in every mail, and this mail {why}, so nothing in it "
-                "was applied or answered."), "", _wrap(
-                "Send your commands again with the line 'secret <your word>'; the word is near the end of every "
-                "mail the game sends you. If you did not send this mail, somebody else used your address: you "
-                "may want to tell the moderator.")])
+                f"Game {game_id} asks for the seat's secret word in every mail, and this mail {why}, so nothing in "
+                "it was applied or answered.")])
             return
         words = get_game(info.kind).COMMAND_WORDS
         commands, asked, ignored, away = [], [], [], []

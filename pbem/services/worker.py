@@ -38,6 +38,7 @@ from .games import GameService
 from .ledger import MailLedger, error_summary
 from .mail_commands import MailCommands
 from .outbox import OutboxService
+from .refusals import REFUSED, RefusalDigest
 from .relay import OutboxRelay, merge
 from .timekeeper import Timekeeper
 
@@ -69,11 +70,12 @@ class MailWorker:
         self.rate_limit = rate_limit
         self.games = GameService(engine, clock=clock, mail_domain=mail_domain or mail.game_address.split("@")[-1])
         self.ledger = MailLedger(engine, clock=clock, mail_domain=self.games.mail_domain)
-        self.commands = MailCommands(self.games, moderator=mail.moderator, ledger=self.ledger)
+        self.commands = MailCommands(self.games, ledger=self.ledger)
         self.instance = Instance.start()
         self.claims = MailClaims(engine, self.instance, clock=clock)
         self.relay = OutboxRelay(engine, mail, clock=clock, log=log, interval=mail.poll_interval,
                                  failed=self._tell_moderator_of_failures, owner=str(self.instance))
+        self.refusals = RefusalDigest(self.ledger, moderator=mail.moderator)
         self.timekeeper = Timekeeper(self.games, moderator=mail.moderator,
                                      outage_gap=timedelta(seconds=mail.outage_gap), log=log)
 
@@ -129,11 +131,12 @@ class MailWorker:
                 delay = min(delay * 2, 300.0)
 
     def keep_time(self) -> bool:
-        """The deadlines' turn (reminders, timeouts, late notices); True if it queued anything."""
-        report = self.timekeeper.check()
-        for line in report.lines():
+        """The deadlines' turn (reminders, timeouts, late notices), and the digests of refused mail; True if it
+        queued anything."""
+        said = self.timekeeper.check().lines() + [f"refused mail told to {to}" for to in self.refusals.tell()]
+        for line in said:
             self.log(line)
-        return bool(report.lines())
+        return bool(said)
 
     def _tell_moderator_of_failures(self, failed: list[int]) -> None:
         """Mails that could not be sent, ever: the moderator is told (unless it was a mail to the moderator)."""
@@ -249,9 +252,10 @@ class MailWorker:
                               received_at=self.clock())
         reason = automatic_reason(msg, (self.mail.game_address,))
         # Only mails that applied nothing count: a lively auction is many mails, while a loop or abuse repeats
-        # without changing anything.
+        # without changing anything. Mail that failed to prove its seat does not count either: forged in a
+        # player's name, it would lock the player out (and it is never answered one by one anyway).
         if not reason and who and self.ledger.count(
-                who, self.clock() - timedelta(hours=1), excluding=("applied",)) >= self.rate_limit:
+                who, self.clock() - timedelta(hours=1), excluding=("applied", *REFUSED)) >= self.rate_limit:
             reason = f"rate limit: more than {self.rate_limit} mails from {who} in an hour that applied nothing"
         if reason:
             inbound.outcome, inbound.reason = "ignored", reason

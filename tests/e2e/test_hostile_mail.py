@@ -14,6 +14,7 @@ import random
 import threading
 import time
 from collections import Counter
+from datetime import datetime, timedelta, timezone
 from email import policy
 from email.parser import BytesParser
 
@@ -23,7 +24,7 @@ from sqlmodel import Session, select
 
 from pbem.config import MailConfig, ServerConfig
 from pbem.services.games import GameService
-from pbem.services.mail_commands import MailCommands
+from pbem.services.mail_commands import NO_COMMAND_ANSWERS, MailCommands
 from pbem.services import worker as worker_module
 from pbem.services.worker import MailWorker
 from pbem.store.db import DatabaseUnavailable, make_engine
@@ -293,3 +294,66 @@ def test_two_workers_on_one_mailbox_crash_misfile_and_double_nothing(mailboxes, 
     assert not [line for line in log + second_log if "Traceback" in line or "set aside" in line]
     with Session(first.engine) as s:
         assert s.exec(select(sa.func.count()).select_from(MailClaim)).one() == 0  # every claim let go
+
+
+def test_forged_mail_neither_locks_the_player_out_nor_floods_them(mailboxes, mail_config, database_url) -> None:
+    """60 mails forged in ann's name in a game with secret words: ann's own mail still applies, and ann and the
+    moderator each get one digest an hour of what was refused, not 60 mails."""
+    now = [datetime.now(timezone.utc)]
+    engine = make_engine(database_url)
+    games = GameService(engine, mail_domain="example.test", clock=lambda: now[0])
+    games.create_game("fifth-avenue", PLAYERS, seed=5, secret_words=True)
+    worker = MailWorker(engine, mail_config, clock=lambda: now[0])
+    worker.run_once()
+    info = worker.games.get(1)
+    seat = info.state.current_player()
+    owner = PLAYERS[seat][1]
+    word = next(p.secret for p in info.players if p.seat == seat)
+    user = owner.split("@")[0]
+    before = {who: len(mailboxes.messages(who)) for who in (user, "dee")}
+    forged = [ordinary(n, owner, f"secret wrong{n}\n{info.state.legal_commands()[0]}" if n % 2 else "pass")[1]
+              for n in range(60)]
+    real = ordinary(99, owner, f"secret {word}\n{info.state.legal_commands()[0]}")
+    append(mailboxes, forged + [real[1]])
+    report = worker.run_once()
+    assert report.processed[-1][2] == "applied"  # not the 61st mail of its sender in an hour: it proved itself
+    assert Counter(o for _, _, o in report.processed) == Counter({"no-secret": 30, "wrong-secret": 30, "applied": 1})
+    got = mailboxes.messages(user)[before[user]:]
+    digests = [m for m in got if b"in your name not applied" in m]
+    assert len(digests) == 1 and b"60 mails" in digests[0] and b"... and 40 more" in digests[0]
+    assert len(got) == 2  # the digest and the board after the move
+    to_moderator = mailboxes.messages("dee")[before["dee"]:]
+    assert len(to_moderator) == 1 and b"30 mails refused" in to_moderator[0]  # the wrong words only
+
+    append(mailboxes, [ordinary(100 + n, owner, "pass")[1] for n in range(10)])
+    now[0] += timedelta(minutes=30)
+    worker.run_once()
+    assert len(mailboxes.messages(user)) == before[user] + 2  # within the hour: kept for the next digest
+    now[0] += timedelta(minutes=31)
+    worker.run_once()
+    later = mailboxes.messages(user)[before[user] + 2:]
+    assert len(later) == 1 and b"10 mails in your name" in later[0]
+    engine.dispose()
+
+
+def test_a_responder_without_headers_is_not_answered_in_a_loop(mailboxes, mail_config, database_url) -> None:
+    worker, log = start(database_url, mail_config)
+    vacation = "I am on holiday until Monday and will read your mail then."
+    stranger = [ordinary(n, "eve@example.test", vacation)[1] for n in range(30)]
+    player = [ordinary(100 + n, "bob@example.test", vacation)[1] for n in range(30)]
+    bob_before = len(mailboxes.messages("bob"))
+    assert not [m for m in mailboxes.messages("dee") if b"could not be sent" in m]
+    append(mailboxes, stranger + player)
+    report = worker.run_once()
+    assert len(report.processed) == 60
+    assert len(mailboxes.messages("bob")) - bob_before == NO_COMMAND_ANSWERS  # a player's: three an hour
+    with Session(worker.engine) as s:
+        reasons = Counter(s.exec(select(InboundMail.reason)).all())
+        to_eve = s.exec(select(OutboxMail).where(OutboxMail.recipient == "eve@example.test")).all()
+    assert len(to_eve) == 1  # a sender of no game: one answer a day
+    # ... which the SMTP server refuses for good (eve has no mailbox there): failed at once, the moderator told.
+    assert to_eve[0].status == OutboxStatus.FAILED and to_eve[0].attempts == 1
+    told = [m for m in mailboxes.messages("dee") if b"could not be sent" in m]
+    assert len(told) == 1 and b"eve@example.test" in told[0]
+    assert reasons["not answered: a stranger gets one reply a day"] == 29
+    assert reasons[f"not answered: at most {NO_COMMAND_ANSWERS} answers an hour to mails without commands"] == 27

@@ -17,7 +17,8 @@ from pbem.mail.text import read_message
 from pbem.services.games import GameService
 from pbem.services.mail_commands import MAX_COMMANDS, MAX_LISTED, MailCommands
 from pbem.store.db import make_engine
-from pbem.store.models import Event, Game, OutboxMail, Snapshot
+from pbem.services.refusals import RefusalDigest
+from pbem.store.models import Event, Game, InboundMail, OutboxMail, Snapshot
 
 ANN, BOB, CY = "ann@example.org", "bob@example.org", "cy@example.org"
 PLAYERS = [("Ann", ANN), ("Bob", BOB), ("Cy", CY)]
@@ -290,15 +291,21 @@ def test_any_mail_ends_in_commands_or_a_clear_reply(database_url: str, raw: byte
 def test_a_mail_answering_another_seats_mail_is_refused_and_that_seat_told(processor: MailCommands, games: GameService) -> None:
     with Session(games.engine) as s:
         ours = s.exec(select(OutboxMail).where(OutboxMail.recipient == ANN)).first()
+        outbox_before = s.exec(select(func.count()).select_from(OutboxMail)).one()
     before = game_rows(games.engine)
     email, command = first_legal(games)
-    report = processor.handle(mail(command, sender="mallory@example.org", in_reply_to=ours.message_id))
-    assert report.outcome == "impersonation" and report.reply_to == ANN and not report.changed
-    assert "mallory@example.org" in report.reply_body and "was not applied" in report.reply_body
+    inbound = InboundMail(message_id="<forged@x>", mailbox="INBOX", received_at=games.clock())
+    report = processor.handle(mail(command, sender="mallory@example.org", in_reply_to=ours.message_id), inbound=inbound)
+    assert report.outcome == "impersonation" and report.seat_email == ANN and not report.changed
+    assert report.reply_to is None and report.reply_suppressed  # nobody is answered mail by mail
     assert game_rows(games.engine) == before
+    with Session(games.engine) as s:
+        assert s.exec(select(func.count()).select_from(OutboxMail)).one() == outbox_before
+    assert RefusalDigest(processor.ledger).tell() == [ANN]  # told in the seat's digest instead
     with Session(games.engine) as s:
         told = s.exec(select(OutboxMail).order_by(OutboxMail.id.desc())).first()
     assert told.recipient == ANN and "mallory@example.org" in told.text_body
+    assert "answered our mail to you from another address" in " ".join(told.text_body.split())
 
 
 def test_strangers_get_one_reply_a_day(processor: MailCommands, games: GameService) -> None:
@@ -335,7 +342,7 @@ def test_a_game_with_secret_words_applies_only_mail_that_carries_the_seats_word(
     assert (missing.outcome, wrong.outcome) == ("no-secret", "wrong-secret")
     assert game_rows(db_engine) == before
     for report in (missing, wrong):
-        assert report.reply_to == email and "nothing in it was applied" in " ".join(report.reply_body.split())
+        assert report.seat_email == email and report.reply_to is None  # told in the seat's hourly digest
         assert not any(word in report.reply_body for word in words.values())
 
     right = processor.handle(mail(f"Secret {words[email].upper()}\n{command}", sender=email, subject=subject))
@@ -366,16 +373,19 @@ def test_a_new_player_gets_a_new_secret_word_and_an_export_keeps_them(db_engine)
 def test_a_refused_impersonation_is_told_to_the_moderator(db_engine) -> None:
     games = GameService(db_engine)
     game_id = games.create_game("fifth-avenue", PLAYERS, seed=46)
-    processor = MailCommands(games, moderator="mod@example.org")
+    processor = MailCommands(games)
     with Session(db_engine) as s:
         to_ann = s.exec(select(OutboxMail).where(OutboxMail.recipient == ANN)).first()
+    inbound = InboundMail(message_id="<eve@x>", mailbox="INBOX", received_at=games.clock())
     report = processor.handle(mail("A", sender="eve@example.org", subject=f"Re: {to_ann.subject}",
-                                   in_reply_to=to_ann.message_id))
+                                   in_reply_to=to_ann.message_id), inbound=inbound)
     assert report.outcome == "impersonation"
+    assert RefusalDigest(processor.ledger, moderator="mod@example.org").tell() == [ANN, "mod@example.org"]
     with Session(db_engine) as s:
         told = s.exec(select(OutboxMail).where(OutboxMail.recipient == "mod@example.org")).all()
-    assert len(told) == 1 and told[0].game_id == game_id
-    assert "came from eve@example.org" in " ".join(told[0].text_body.split())
+    assert len(told) == 1
+    text = " ".join(told[0].text_body.split())
+    assert f"game {game_id}, from eve@example.org: it answered our mail to {ANN} from another address" in text
 
 
 def test_a_reply_never_grows_with_the_mail(processor: MailCommands, games: GameService) -> None:
