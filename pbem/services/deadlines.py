@@ -38,6 +38,7 @@ from .timing import Timing
 
 MAX_ABSENCE = timedelta(days=21)  # one absence at most this long
 MAX_PENDING_ABSENCES = 3  # announced absences not yet over, per player
+ANNOUNCE_AHEAD = timedelta(days=366)  # how far ahead an absence may start: dates near year 9999 never reach the clocks
 LATE_NOTICE_EVERY = timedelta(days=1)
 DIGEST_EVERY = timedelta(days=1)
 CHECK_MARK = "deadline-check"
@@ -134,6 +135,9 @@ def check_absence(first: date, last: date, today: date, pending: int) -> None:
     if last - first + timedelta(days=1) > MAX_ABSENCE:
         raise TimingError(f"an absence may last at most {MAX_ABSENCE.days} days; ask the moderator to pause the "
                           "game for a longer one")
+    if first - today > ANNOUNCE_AHEAD:
+        raise TimingError(f"an absence may be announced at most {ANNOUNCE_AHEAD.days} days ahead ({first} is "
+                          "further away); announce it nearer the time")
     if pending >= MAX_PENDING_ABSENCES:
         raise TimingError(f"you have {pending} absences announced already, the most there may be")
 

@@ -357,3 +357,28 @@ def test_a_responder_without_headers_is_not_answered_in_a_loop(mailboxes, mail_c
     assert len(told) == 1 and b"eve@example.test" in told[0]
     assert reasons["not answered: a stranger gets one reply a day"] == 29
     assert reasons[f"not answered: at most {NO_COMMAND_ANSWERS} answers an hour to mails without commands"] == 27
+
+
+ODD_BODIES = ["game \u00b2\nboard", "game \u2460\nboard", "game \uff11\nboard", "game 99999999999999999999\nboard",
+              "game 2147483648\nboard", "game -1\nboard", "away 9999-12-20 to 9999-12-31", "away 0001-01-01 to 0001-01-02",
+              "away 2026-02-30 to 2026-03-01", "away \uff12\uff10\uff12\uff17-01-01 to 2027-01-02", "board\x00"]
+
+
+def test_every_odd_mail_gets_an_answer_not_a_silent_error(mailboxes, mail_config, database_url) -> None:
+    """Mails that once crashed the reading (superscript and circled digits, huge game numbers, absences near
+    the year 9999, an encoded NUL in the Subject) are each answered, and none is set aside."""
+    worker, log = start(database_url, mail_config)
+    raws = [ordinary(n, "ann@example.test", body) for n, body in enumerate(ODD_BODIES)]
+    nul = ("<nul-subject@client.example.test>", (
+        f"From: ann@example.test\r\nTo: {GAME}\r\nSubject: =?utf-8?q?Re:_[Fifth_Avenue_#1]_a=00b?=\r\n"
+        "Message-ID: <nul-subject@client.example.test>\r\n\r\nboard\r\n").encode())
+    before = len(mailboxes.messages("ann"))
+    append(mailboxes, [raw for _, raw in raws + [nul]])
+    report = worker.run_once()
+    assert len(report.processed) == len(raws) + 1
+    assert outcomes(worker)["error"] == 0, [o for _, _, o in report.processed]
+    answered = replies_to(mailboxes, "ann")
+    assert {mid: answered[mid] for mid, _ in raws + [nul]} == {mid: 1 for mid, _ in raws + [nul]}
+    assert len(mailboxes.messages("ann")) == before + len(raws) + 1
+    away = [m for m in mailboxes.messages("ann")[before:] if b"9999-12-20" in m]
+    assert len(away) == 1 and b"at most 366 days ahead" in away[0]
