@@ -75,9 +75,10 @@ class Inbox:
         return MailboxState(mailbox, int(info[b"UIDVALIDITY"]), uids)
 
     def fetch(self, uid: int) -> bytes | None:
+        """The mail as sent; None when it is gone (another session expunged it: Dovecot then answers NIL)."""
         data = self.imap.fetch([uid], ["BODY.PEEK[]"])
-        entry = data.get(uid)
-        return bytes(entry[b"BODY[]"]) if entry and b"BODY[]" in entry else None
+        body = (data.get(uid) or {}).get(b"BODY[]")
+        return bytes(body) if body is not None else None
 
     def headers(self, uid: int, names: tuple[str, ...] = ("MESSAGE-ID",)) -> bytes:
         """Only these header fields of a mail, as sent (b"" when it has none of them)."""
