@@ -18,7 +18,7 @@ from typing import Callable, Iterable
 from sqlalchemy import Engine, func
 from sqlmodel import select
 
-from ..mail.message import is_message_id
+from ..mail.message import is_address, is_message_id
 from ..store.models import InboundMail, OutboxMail, utcnow
 from ..store.uow import UnitOfWork
 
@@ -106,9 +106,15 @@ class MailLedger:
         ``also``, more mails that belong to the same transaction (a word to the moderator).
 
         ``in_reply_to`` goes into the reply's headers only when it is a valid Message-ID: a value from a
-        received mail never reaches a header we write unchecked. Returns the new mail's Message-ID (None when
-        ``to`` is None: only the inbound record and ``also`` are stored)."""
+        received mail never reaches a header we write unchecked. ``to`` must be an address a mail can be sent to;
+        one that is not is never queued (it would only fail), and the inbound record says so. Returns the new
+        mail's Message-ID (None when nothing is queued to ``to``: only the inbound record and ``also`` are
+        stored)."""
         now = self.clock()
+        if to is not None and not is_address(to):
+            if inbound is not None:
+                inbound.reason = f"not answered: {to[:60]!r} is not an address a mail can be sent to"
+            to = None
         message_id = self.new_message_id()
         answered = in_reply_to if in_reply_to and is_message_id(in_reply_to) else None
         headers = {"Message-ID": message_id, "Auto-Submitted": "auto-replied" if answered else "auto-generated"}

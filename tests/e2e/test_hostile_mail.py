@@ -382,3 +382,41 @@ def test_every_odd_mail_gets_an_answer_not_a_silent_error(mailboxes, mail_config
     assert len(mailboxes.messages("ann")) == before + len(raws) + 1
     away = [m for m in mailboxes.messages("ann")[before:] if b"9999-12-20" in m]
     assert len(away) == 1 and b"at most 366 days ahead" in away[0]
+
+
+def test_a_forged_from_plays_nobody_and_an_unsendable_address_is_never_queued(mailboxes, mail_config,
+                                                                               database_url) -> None:
+    """From is read strictly: an unquoted 'ann@... <evil@...>' is evil's mail, a Kelvin-sign 'Kim' is not
+    kim's, a UTF-8 address is nobody's (and nothing is queued to it)."""
+    worker, log = start(database_url, mail_config)
+    state = worker.games.get(1).state
+    owner = PLAYERS[state.current_player()][1]
+    move = state.legal_commands()[0]
+    forged = [
+        (f"{owner} <evil@attack.test>", "not-a-player"),
+        (f"\u212a{owner[1:]}", "no-sender"),  # a Kelvin sign where the K of a name would be
+        (owner.replace("@", "\u00e4@"), "no-sender"),
+        (f"{owner}, evil@attack.test", "no-sender"),
+    ]
+    raws = [(f"From: {sender}\r\nTo: {GAME}\r\nSubject: {SUBJECT}\r\nMessage-ID: <forged-{n}@attack.test>\r\n"
+             f"Content-Type: text/plain; charset=utf-8\r\n\r\n{move}\r\n").encode("utf-8")
+            for n, (sender, _) in enumerate(forged)]
+    append(mailboxes, raws)
+    report = worker.run_once()
+    assert [o for _, _, o in report.processed] == [o for _, o in forged]
+    assert worker.games.get(1).state.moves == state.moves  # nothing played for the owner's seat
+    with Session(worker.engine) as s:
+        recipients = set(s.exec(select(OutboxMail.recipient)).all())
+    # evil is answered as the stranger it is (the answer fails: no mailbox; the moderator is told of it)
+    assert recipients == {p[1] for p in PLAYERS} | {"evil@attack.test", MODERATOR}
+
+
+def test_a_reply_to_an_unsendable_address_is_not_queued(db_engine) -> None:
+    from pbem.services.ledger import MailLedger
+
+    ledger = MailLedger(db_engine)
+    inbound = InboundMail(message_id="<x@y>", mailbox="INBOX", received_at=ledger.clock(), sender="x")
+    assert ledger.queue_mail("j\u00f6rg@example.test", "Re: hi", "body", inbound=inbound) is None
+    with Session(db_engine) as s:
+        assert s.exec(select(sa.func.count()).select_from(OutboxMail)).one() == 0
+        assert "is not an address a mail can be sent to" in s.exec(select(InboundMail.reason)).one()
