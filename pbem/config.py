@@ -85,7 +85,7 @@ class MailConfig:
     processed_folder: str = "pbem-processed"
     rejected_folder: str = "pbem-rejected"
     poll_interval: float = 60.0
-    moderator: str = ""  # receives timeouts, bounces, mails that could not be sent, refused impersonations
+    moderator: str = ""  # receives timeouts, bounces, mails that could not be sent, digests of refused mail
     outage_gap: float = 3600.0  # seconds
 
     def problems(self) -> list[str]:
