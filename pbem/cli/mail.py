@@ -54,6 +54,8 @@ def mail_explain(
               highlight=False)
     for r in report.lines:
         out.print(f"  {r.status:>9}: {r.line}" + (f"  -- {r.note}" if r.note else ""), highlight=False, markup=False)
-    if report.reply_body:
+    if report.not_answered:
+        out.print(f"[bold]No reply:[/] {escape(report.not_answered)}", highlight=False)
+    elif report.reply_body:
         out.print(f"[bold]Reply to {escape(report.reply_to or '')}:[/] {escape(report.reply_subject or '')}", highlight=False)
         out.print(report.reply_body, highlight=False, markup=False)

@@ -77,7 +77,7 @@ class MailReport:
     reply_to: str | None = None
     reply_subject: str | None = None
     reply_body: str | None = None
-    reply_suppressed: bool = False  # a stranger already had their one reply today, or a loop is suspected
+    not_answered: str = ""  # why the mail gets no reply of its own (a stranger's second mail today, ...)
     seat_email: str = ""  # a mail refused for want of proof: the seat it spoke for, told in a digest
 
     @property
@@ -138,18 +138,17 @@ class MailCommands:
             report.outcome = report.outcome or "rejected"
             self._reply(report, [_wrap(f"Your mail could not be processed: {exc.message}")])
         answered = any(r.status == "answered" for r in report.lines)
-        unanswered = self._not_answered(report)
-        if unanswered:
+        report.not_answered = self._not_answered(report)
+        if report.not_answered:
             report.reply_to = None
-            report.reply_suppressed = True
         if dry_run:
             return report
         if inbound is not None:
             inbound.game_id = report.game_id
             inbound.outcome = report.outcome
             inbound.reason = "" if report.changed else (report.lines[0].note if report.lines else report.outcome)
-            if unanswered:
-                inbound.reason = f"not answered: {unanswered}"
+            if report.not_answered:
+                inbound.reason = f"not answered: {report.not_answered}"
             if report.outcome in REFUSED:
                 inbound.seat_email = report.seat_email
         wants_reply = bool(report.reply_body and report.reply_to) and (not report.changed or answered)
@@ -168,7 +167,7 @@ class MailCommands:
         once a day, a player's mails without commands three times an hour (an auto-responder without the
         headers that say so loops), and mail that did not prove its seat goes into that seat's hourly digest."""
         if report.outcome in REFUSED:
-            return f"{report.seat_email} hears of it in the next digest of refused mail (services.refusals)"
+            return f"{report.seat_email} hears of it in the next hourly digest of refused mail"
         if report.sender is None or report.reply_to != report.sender:
             return ""
         now = self.games.clock()

@@ -297,7 +297,7 @@ def test_a_mail_answering_another_seats_mail_is_refused_and_that_seat_told(proce
     inbound = InboundMail(message_id="<forged@x>", mailbox="INBOX", received_at=games.clock())
     report = processor.handle(mail(command, sender="mallory@example.org", in_reply_to=ours.message_id), inbound=inbound)
     assert report.outcome == "impersonation" and report.seat_email == ANN and not report.changed
-    assert report.reply_to is None and report.reply_suppressed  # nobody is answered mail by mail
+    assert report.reply_to is None and report.not_answered  # nobody is answered mail by mail
     assert game_rows(games.engine) == before
     with Session(games.engine) as s:
         assert s.exec(select(func.count()).select_from(OutboxMail)).one() == outbox_before
@@ -320,7 +320,7 @@ def test_strangers_get_one_reply_a_day(processor: MailCommands, games: GameServi
     first = processor.handle(*stranger_mail(1)[:1], inbound=stranger_mail(1)[1])
     second = processor.handle(*stranger_mail(2)[:1], inbound=stranger_mail(2)[1])
     assert first.outcome == second.outcome == "unknown-game"
-    assert not first.reply_suppressed and second.reply_suppressed
+    assert not first.not_answered and second.not_answered == "a stranger gets one reply a day"
     with Session(games.engine) as s:
         assert s.exec(select(func.count()).select_from(OutboxMail)).one() == outbox_before + 1
         reasons = s.exec(select(InboundMail.reason).order_by(InboundMail.id)).all()
