@@ -133,7 +133,12 @@ def test_a_crash_in_the_middle_of_a_send_is_retried_after_the_lease(db_engine, s
 
 def test_a_mail_that_can_never_be_sent_fails_at_once_and_holds_up_nothing(db_engine, smtp_server, mailboxes) -> None:
     ledger = MailLedger(db_engine)
-    ledger.queue_mail("k\u00e4the@example.test", "a reply", "Hello.")
+    assert ledger.queue_mail("k\u00e4the@example.test", "a reply", "Hello.") is None  # never queued now ...
+    with Session(db_engine) as s:  # ... but a row from before that check, or written by hand, fails at once
+        now = utcnow()
+        s.add(OutboxMail(recipient="k\u00e4the@example.test", subject="a reply", headers={}, text_body="Hello.",
+                         next_attempt_at=now, message_id="<old@pbem.invalid>", created_at=now))
+        s.commit()
     ledger.queue_mail("ann@example.test", "a reply", "Hello.", in_reply_to="<a\r\nX-Injected: 1@evil>")
     smtp = ServerConfig("127.0.0.1", smtp_server.port, "plain")
     report = asyncio.run(send_pending(db_engine, smtp, "game@example.test"))
