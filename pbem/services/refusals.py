@@ -51,6 +51,7 @@ class RefusalDigest:
         now = self.clock()
         told = []
         with UnitOfWork(self.ledger.engine, write=True) as uow:
+            uow.serialize("refused-mail digests")  # two workers never send one digest twice
             s = uow.session
             rows = s.exec(select(InboundMail).where(
                 InboundMail.seat_email != "", InboundMail.outcome.in_(REFUSED),

@@ -271,7 +271,7 @@ class Timekeeper:
             for clock in sorted(clocks, key=lambda c: c.game_id):  # locks in game order: no deadlock
                 info = self.games.load(s, self.games.lock(uow, clock.game_id))
                 current = _still_due(s, clock.id, info)
-                if current is None:
+                if current is None or current.reminded_at is not None:  # another worker reminded meanwhile
                     continue
                 current.reminded_at = now
                 s.add(current)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import zlib
 from types import TracebackType
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, text
 from sqlmodel import Session, select
 
 from .. import crashpoints
@@ -35,6 +36,13 @@ class UnitOfWork:
         self.session.flush()
         crashpoints.reached("transaction written, not committed")
         self.session.commit()
+
+    def serialize(self, name: str) -> None:
+        """Until the end of the transaction, no other worker runs a transaction that serializes on ``name``
+        (PostgreSQL: an advisory lock; SQLite's write transactions are one at a time already)."""
+        if self.session.get_bind().dialect.name == "postgresql":
+            key = zlib.crc32(name.encode()) - 2**31  # a signed 32-bit key
+            self.session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
 
     def lock_game(self, game_id: int) -> Game | None:
         """The game row, locked until the end of the transaction (PostgreSQL: FOR UPDATE)."""
