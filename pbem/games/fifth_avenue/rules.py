@@ -769,7 +769,7 @@ def _move(state: State, player: int, commissioner: str, destination: str, events
         queue = list(state.markers[commissioner]) + [CENTRAL_PARK]
         state.frames.append({"kind": "auctions", "trigger": player, "commissioner": commissioner, "queue": queue})
         names = ", ".join(_name(state, s) for s in queue)
-        events.append(_event("auctions", player, f"triggered the auctions, in this order: {names}", queue=queue))
+        events.append(_event("auctions", player, f"triggered the auctions, in this order: {names}", queue=list(queue)))
 
 
 # ------------------------------------------------------------------ auctions

@@ -62,6 +62,9 @@ def test_move_to_city_hall_triggers_auctions_in_visit_order_then_central_park(ga
     assert sites == ["34E", "TS", "52W", "CP"]
     assert s.markers["white"] == []
     assert s.markers["beige"] == ["34W"]  # the other commissioner's markers stay
+    # The event keeps the order as announced: a copy, not the queue the auctions then used up.
+    (announced,) = [e for e in events if e["kind"] == "auctions"]
+    assert announced["queue"] == ["34E", "TS", "52W", "CP"]
 
 
 def test_auctions_interrupt_action_c_and_the_turn_resumes_with_cards(game4):
