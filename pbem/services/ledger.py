@@ -100,13 +100,14 @@ class MailLedger:
 
     def queue_mail(
         self, to: str | None, subject: str, body: str, *, game_id: int | None = None, in_reply_to: str | None = None,
-        inbound: InboundMail | None = None, also: Iterable[OutboxMail] = (),
+        thread: str | None = None, inbound: InboundMail | None = None, also: Iterable[OutboxMail] = (),
     ) -> str | None:
         """Queue one mail (a reply to a player), and record the inbound mail it answers, in one transaction;
         ``also``, more mails that belong to the same transaction (a word to the moderator).
 
-        ``in_reply_to`` goes into the reply's headers only when it is a valid Message-ID: a value from a
-        received mail never reaches a header we write unchecked. ``to`` must be an address a mail can be sent to;
+        ``thread`` (the game's thread root) heads References, so a reply stays in the game's thread in clients
+        that thread by References. ``in_reply_to`` goes into the reply's headers only when it is a valid
+        Message-ID: a value from a received mail never reaches a header we write unchecked. ``to`` must be an address a mail can be sent to;
         one that is not is never queued (it would only fail), and the inbound record says so. Returns the new
         mail's Message-ID (None when nothing is queued to ``to``: only the inbound record and ``also`` are
         stored)."""
@@ -122,7 +123,9 @@ class MailLedger:
             headers["X-Pbem-Game"] = str(game_id)
         if answered:
             headers["In-Reply-To"] = answered
-            headers["References"] = answered
+        references = [mid for mid in (thread, answered) if mid]
+        if references:
+            headers["References"] = " ".join(references)
         with UnitOfWork(self.engine, write=True) as uow:
             if to is not None:
                 uow.session.add(OutboxMail(

@@ -27,7 +27,7 @@ from ..mail.text import MailText, extract_text, read_message
 from .ledger import MailLedger
 from .games import CommandRejected, GameInfo, GameNotActive, GameNotFound, GameService, PlayerNotInGame, ServiceError
 from ..store.models import GameStatus, InboundMail
-from .notices import subject_tag
+from .notices import subject_tag, thread_root
 from .refusals import REFUSED
 
 INFO_WORDS = ("help", "board", "hand", "legal", "history")
@@ -78,6 +78,7 @@ class MailReport:
     reply_subject: str | None = None
     reply_body: str | None = None
     not_answered: str = ""  # why the mail gets no reply of its own (a stranger's second mail today, ...)
+    thread: str = ""  # the game's thread root: the reply's References start with it
     seat_email: str = ""  # a mail refused for want of proof: the seat it spoke for, told in a digest
 
     @property
@@ -158,7 +159,7 @@ class MailCommands:
             # information, and every other mail stores its record with its reply.
             self.ledger.queue_mail(report.reply_to if wants_reply else None, report.reply_subject or "",
                                   report.reply_body or "", game_id=report.game_id,
-                                  in_reply_to=report.message_id or None,
+                                  in_reply_to=report.message_id or None, thread=report.thread or None,
                                   inbound=None if report.changed else inbound)
         return report
 
@@ -197,6 +198,7 @@ class MailCommands:
             return
         game_id = info.id
         report.game_id, report.current_decision = game_id, info.state.moves
+        report.thread = thread_root(info, self.games.mail_domain)
         report.decision = decision(report.subject, report.text.body)
         try:
             report.seat = next(p.seat for p in info.players if p.email == report.sender)

@@ -407,3 +407,21 @@ def test_a_reply_never_grows_with_the_mail(processor: MailCommands, games: GameS
     assert applied.outcome == "applied"
     assert f"... and {500 - MAX_LISTED} more lines" in applied.reply_body
     assert "note 19." in applied.reply_body and "note 20." not in applied.reply_body
+
+
+def test_refused_and_info_replies_stay_in_the_games_thread(processor: MailCommands, games: GameService) -> None:
+    """Every reply's References start with the game's thread root, then the player's mail it answers."""
+    from pbem.services.notices import thread_root
+
+    root = thread_root(games.get(1), games.mail_domain)
+    email, command = first_legal(games)
+    for body in ("bid purple 99", "board"):
+        raw = mail(body, sender=email)
+        inbound = InboundMail(message_id=f"<{body.split()[0]}@x>", mailbox="INBOX", received_at=games.clock())
+        report = processor.handle(raw, inbound=inbound)
+        assert report.outcome in ("rejected", "info")
+        with Session(games.engine) as s:
+            reply = s.exec(select(OutboxMail).order_by(OutboxMail.id.desc())).first()
+        assert reply.recipient == email
+        assert reply.headers["References"] == f"{root} {report.message_id}"
+        assert reply.headers["In-Reply-To"] == report.message_id
