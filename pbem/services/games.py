@@ -10,28 +10,29 @@ nothing is written at all and a typed error comes back.
 from __future__ import annotations
 
 import functools
-import json
+import re
 from contextlib import contextmanager
 from datetime import date, datetime, timedelta, timezone
 from typing import Any, Callable, Iterable, Iterator
 
 from sqlalchemy import Engine, func
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from ..games import get_game
 from ..games.errors import CommandError
-from ..store.models import Absence, DecisionClock, Event, Game, GameStatus, InboundMail, Seat, Snapshot, utcnow
+from ..mail.message import MAX_ADDRESS, is_address
+from ..store.models import NAME, Absence, DecisionClock, Event, Game, GameStatus, InboundMail, Seat, Snapshot, utcnow
 from ..store.uow import UnitOfWork
+from ..timespans import format_duration
 from . import deadlines, notices
 from .game_info import GameInfo, HistoryEntry, PlayerInfo, Submission
 from .timing import Timing, TimingError
 
-EXPORT_FORMAT = "pbem-game"
-EXPORT_VERSION = 1
 MAX_GAME_ID = 2**31 - 1  # the largest number an INTEGER column holds on every database; no game has a larger one
+MIN_SEED, MAX_SEED = -(2**63), 2**63 - 1  # what the games' BIGINT seed column holds; a new game's seed is >= 0
+MAX_DEADLINE = 365 * 86400  # seconds: the longest deadline for a decision or a bid
 SNAPSHOT_EVERY = 10  # commands between snapshots: a load replays fewer than this
-EVENT_KINDS = ("created", "command", "undo", "replace_player", "pause", "resume", "abort")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 # --------------------------------------------------------------------------- errors
@@ -87,6 +88,44 @@ def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _shown(value: str) -> str:
+    return repr(value if len(value) <= 60 else value[:57] + "...")
+
+
+def checked_address(value: str) -> str:
+    """``value`` as pbem keeps a player's address: a plain ASCII address (``pbem.mail.message.is_address``, the
+    rule the mail side reads a sender with), lower case, surrounding spaces dropped. BadRequest for anything
+    else: a line break or a control character anywhere, a space inside, non-ASCII, no @, longer than 254."""
+    candidate = value.strip(" ") if isinstance(value, str) else ""
+    if candidate and is_address(candidate):
+        return candidate.lower()
+    odd = next((c for c in candidate if not c.isascii()), "")
+    why = ("is empty" if not candidate else
+           "holds a line break or a control character" if _CONTROL.search(candidate) else
+           f"holds the non-ASCII character {odd!r} (U+{ord(odd):04X})" if odd else
+           "holds a space" if " " in candidate else
+           f"is longer than {MAX_ADDRESS} characters" if len(candidate) > MAX_ADDRESS else
+           "has no @" if "@" not in candidate else "is not of the form name@example.org")
+    raise BadRequest(f"{_shown(str(value))} is not an email address pbem can mail: it {why}")
+
+
+def checked_name(value: str) -> str:
+    """``value`` as pbem keeps a player's name: stripped, not empty, one line, at most NAME characters."""
+    name = value.strip() if isinstance(value, str) else ""
+    if not name or _CONTROL.search(name) or len(name) > NAME:
+        raise BadRequest(f"a player's name must be 1 to {NAME} characters on one line, not {_shown(str(value))}")
+    return name
+
+
+def bounded_timing(timing: Timing) -> Timing:
+    """``timing`` if its deadlines are at most MAX_DEADLINE (a longer one would run past the calendar)."""
+    for what, seconds in (("deadline", timing.deadline), ("bid-deadline", timing.bid_deadline)):
+        if seconds > MAX_DEADLINE:
+            raise BadRequest(f"the {what} may be at most {format_duration(MAX_DEADLINE)}, not "
+                             f"{format_duration(seconds)}")
+    return timing
+
+
 @functools.cache
 def _secret_words() -> list[str]:
     from xkcdpass import xkcd_password
@@ -137,6 +176,22 @@ def _effective_commands(events: Iterable[Event | dict[str, Any]]) -> dict[int, l
     return after
 
 
+def _seat_with(seats: Iterable[Any], address: str) -> int | None:
+    """The seat (of Seats or PlayerInfos) that ``address`` names, compared as stored (lower case); None when it is
+    nobody's, and for text with a line break or a control character. Non-ASCII is never lower-cased: the Kelvin
+    sign would become a 'k' and name somebody else's seat."""
+    if _CONTROL.search(address):
+        return None
+    key = address.strip()
+    key = key.lower() if key.isascii() else key
+    return next((x.seat for x in seats if x.email == key), None)
+
+
+def _named(address: str) -> str:
+    """An address somebody gave, for a message: as written, or quoted when it holds control characters."""
+    return repr(address) if _CONTROL.search(address) else address
+
+
 # --------------------------------------------------------------------------- the service
 
 
@@ -172,14 +227,18 @@ class GameService:
         if len(players) not in engine_module.PLAYERS:
             counts = ", ".join(map(str, engine_module.PLAYERS))
             raise BadRequest(f"{engine_module.TITLE} is for {counts} players, not {len(players)}")
-        emails = [email.strip().lower() for _, email in players]
-        if len(set(emails)) != len(emails):
-            raise BadRequest("every player needs a different email address")
         for name, email in players:
             if "@" not in email or not name.strip():
                 raise BadRequest(f"'{name}={email}' is not NAME=EMAIL")
+        players = [(checked_name(name), checked_address(email)) for name, email in players]
+        emails = [email for _, email in players]
+        if len(set(emails)) != len(emails):
+            raise BadRequest("every player needs a different email address")
         if seed is None:
             seed = int.from_bytes(__import__("os").urandom(4), "big")
+        if not _whole(seed) or not 0 <= seed <= MAX_SEED:
+            raise BadRequest(f"the seed must be a whole number from 0 to {MAX_SEED}, not {seed}")
+        timing = bounded_timing(timing or Timing())
         try:
             state = engine_module.new_game(players=len(players), seed=seed, **options)
         except (TypeError, ValueError) as exc:  # an option this game does not have
@@ -189,12 +248,12 @@ class GameService:
             s = uow.session
             game = Game(
                 kind=engine_module.NAME, variant="back-side" if options.get("back_side") else "standard",
-                seed=seed, status=GameStatus.ACTIVE, settings=options, timing=(timing or Timing()).to_dict(),
+                seed=seed, status=GameStatus.ACTIVE, settings=options, timing=timing.to_dict(),
                 created_at=now, updated_at=now,
             )
             s.add(game)
             s.flush()
-            seats = [Seat(game_id=game.id, seat=i, name=name.strip(), email=email.strip().lower(),
+            seats = [Seat(game_id=game.id, seat=i, name=name, email=email,
                           secret=new_secret_word() if secret_words else "")
                      for i, (name, email) in enumerate(players)]
             s.add_all(seats)
@@ -251,8 +310,11 @@ class GameService:
             ]
 
     def games_of(self, email: str) -> list[tuple[int, str, str]]:
-        """(game, title, status) of every game ``email`` plays in."""
-        wanted = email.strip().lower()
+        """(game, title, status) of every game ``email`` plays in (none for what is not an address)."""
+        try:
+            wanted = checked_address(email)
+        except BadRequest:
+            return []
         with UnitOfWork(self.engine) as uow:
             rows = uow.session.exec(
                 select(Game.id, Game.kind, Game.status).join(Seat, Seat.game_id == Game.id)
@@ -387,17 +449,17 @@ class GameService:
 
     def replace_player(self, game_id: int, old_email: str, new_email: str, name: str | None = None,
                        reason: str = "") -> PlayerInfo:
-        new_email = new_email.strip().lower()
-        if "@" not in new_email:
-            raise BadRequest(f"'{new_email}' is not an email address")
+        new_email = checked_address(new_email)
+        name = checked_name(name) if name else None
         with UnitOfWork(self.engine, write=True) as uow:
             s = uow.session
             game = self._locked(uow, game_id)
             seats = self._seats(s, game_id)
-            seat = next((x for x in seats if x.email == old_email.strip().lower()), None)
-            if seat is None:
-                raise PlayerNotInGame(f"{old_email} does not play in game {game_id}; players: "
+            found = _seat_with(seats, old_email)
+            if found is None:
+                raise PlayerNotInGame(f"{_named(old_email)} does not play in game {game_id}; players: "
                                       + ", ".join(x.email for x in seats))
+            seat = next(x for x in seats if x.seat == found)
             if any(x.email == new_email for x in seats):
                 raise BadRequest(f"{new_email} already plays in game {game_id}")
             old = (seat.name, seat.email)
@@ -405,7 +467,7 @@ class GameService:
             if seat.secret:
                 seat.secret = new_secret_word()  # the old player must not keep a key to the seat
             if name:
-                seat.name = name.strip()
+                seat.name = name
             s.add(seat)
             now = self.clock()
             seq = self._last_seq(s, game_id) + 1
@@ -461,7 +523,7 @@ class GameService:
             s = uow.session
             game = self._locked(uow, game_id)
             try:
-                timing = Timing.from_dict(game.timing).changed(settings)
+                timing = bounded_timing(Timing.from_dict(game.timing).changed(settings))
             except TimingError as exc:
                 raise BadRequest(str(exc)) from exc
             now = self.clock()
@@ -483,7 +545,7 @@ class GameService:
         request adds before this one."""
         now = self.clock()
         with UnitOfWork(self.engine) as uow:
-            self._check_absence(uow.session, email.strip().lower(), first, last, now, planned)
+            self._check_absence(uow.session, checked_address(email), first, last, now, planned)
 
     @staticmethod
     def _check_absence(s: Session, email: str, first: date, last: date, now: datetime, planned: int = 0) -> None:
@@ -495,7 +557,7 @@ class GameService:
     def add_absence(self, email: str, first: date, last: date) -> list[int]:
         """``email`` is away from ``first`` to ``last`` (whole days, UTC): their deadlines that fall in that time
         move past it, and the other players of their active games are told. Returns those games."""
-        email = email.strip().lower()
+        email = checked_address(email)
         now = self.clock()
         with UnitOfWork(self.engine, write=True) as uow:
             s = uow.session
@@ -555,143 +617,17 @@ class GameService:
     # ------------------------------------------------------------------ archive
 
     def export(self, game_id: int) -> dict[str, Any]:
-        """The complete record of a game: enough to rebuild it exactly."""
-        info = self.get(game_id)
-        history = self.history(game_id)
-        events = [
-            {"seq": h.seq, "time": h.time.isoformat(), "actor": h.actor, "seat": h.seat, "kind": h.kind,
-             "text": h.text, "source": h.source, "data": h.data}
-            for h in history
-        ]
-        in_force = _effective_commands(events)[history[-1].seq]
-        return {
-            "format": EXPORT_FORMAT,
-            "version": EXPORT_VERSION,
-            "game": {"id": info.id, "kind": info.kind, "variant": info.variant, "seed": info.seed,
-                     "status": info.status, "settings": info.settings, "timing": info.timing.to_dict(),
-                     "created_at": info.created_at.isoformat(), "updated_at": info.updated_at.isoformat()},
-            "players": [{"seat": p.seat, "name": p.name, "email": p.email, **({"secret": p.secret} if p.secret else {})}
-                        for p in info.players],
-            "events": events,
-            "commands": [{"seq": seq, "seat": seat, "command": command} for seq, seat, command in in_force],
-            "final": {"over": info.over, "scores": info.scores, "winners": info.winners},
-            "state": json.loads(info.state.to_json()),
-        }
+        """The complete record of a game: enough to rebuild it exactly (``game_transfer.export_game``)."""
+        from .game_transfer import export_game
+
+        return export_game(self, game_id)
 
     def import_game(self, doc: Any) -> int:
-        """Rebuild an exported game under a new number; its final state must equal the export's."""
-        game_doc, players, events, state_doc = self._check_export(doc)
-        engine_module = get_game(game_doc["kind"])
-        after = _effective_commands(events)
-        try:
-            state = self._replay(engine_module.NAME, int(game_doc["seed"]), dict(game_doc.get("settings") or {}),
-                                 len(players), after[events[-1]["seq"]])
-        except ImportFailed:
-            raise
-        except (CommandError, KeyError, TypeError, ValueError) as exc:
-            raise ImportFailed(f"the import file's commands do not replay: {exc}") from exc
-        if json.loads(state.to_json()) != state_doc:  # the same position; the stored state is the replay's
-            raise ImportFailed("the import file is inconsistent: replaying its commands does not give its final state")
-        now = self.clock()
-        with UnitOfWork(self.engine, write=True) as uow:
-            s = uow.session
-            game = Game(kind=engine_module.NAME, variant=game_doc.get("variant", "standard"), seed=int(game_doc["seed"]),
-                        status=game_doc["status"], settings=dict(game_doc.get("settings") or {}),
-                        timing=Timing.from_dict(game_doc.get("timing")).to_dict(),
-                        created_at=datetime.fromisoformat(game_doc["created_at"]), updated_at=now)
-            s.add(game)
-            s.flush()
-            s.add_all(Seat(game_id=game.id, seat=p["seat"], name=p["name"], email=p["email"],
-                           secret=p.get("secret") or "") for p in players)
-            for e in events:
-                s.add(Event(game_id=game.id, seq=e["seq"], actor=e["actor"], seat=e.get("seat"), kind=e["kind"],
-                            text=e.get("text", ""), source=e.get("source", "import"), data=e.get("data") or {},
-                            created_at=datetime.fromisoformat(e["time"])))
-            s.add(Snapshot(game_id=game.id, seq=events[-1]["seq"], state=state.to_json(), created_at=now))
-            s.flush()
-            deadlines.open_clock(s, game, self._info(game, self._seats(s, game.id), state, events[-1]["seq"]), now)
-            try:
-                uow.commit()
-            except IntegrityError as exc:  # a last guard: the checks above should have caught it
-                raise ImportFailed("the import file does not fit the database: "
-                                   + str(exc.orig).strip().splitlines()[0]) from exc
-            return game.id
+        """Rebuild an exported game under a new number; its final state must equal the export's
+        (``game_transfer.import_game``: every value of ``doc`` is checked first)."""
+        from .game_transfer import import_game
 
-    def _check_export(self, doc: Any) -> tuple[dict, list, list, dict]:
-        if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT:
-            raise ImportFailed(f"not a pbem game export (expected \"format\": \"{EXPORT_FORMAT}\")")
-        if doc.get("version") != EXPORT_VERSION:
-            raise ImportFailed(f"unsupported export version {doc.get('version')!r}; this pbem reads {EXPORT_VERSION}")
-        try:
-            game_doc, players, events, state_doc = doc["game"], doc["players"], doc["events"], doc["state"]
-            if not isinstance(game_doc, dict) or not isinstance(players, list) or not isinstance(events, list):
-                raise ValueError("game must be an object, players and events lists")
-            if not isinstance(game_doc["kind"], str):
-                raise ValueError(f"unknown game kind {game_doc['kind']!r}")
-            try:
-                get_game(game_doc["kind"])
-            except KeyError as exc:
-                raise ValueError(exc.args[0]) from exc
-            if isinstance(game_doc["seed"], bool) or not isinstance(game_doc["seed"], int):
-                raise ValueError(f"the seed must be a whole number, not {game_doc['seed']!r}")
-            if game_doc["status"] not in GameStatus.ALL:
-                raise ValueError(f"unknown status {game_doc['status']!r}")
-            for key in ("variant", "created_at"):
-                if not isinstance(game_doc.get(key, "standard"), str):
-                    raise ValueError(f"game {key} must be text")
-            datetime.fromisoformat(game_doc["created_at"])
-            if not isinstance(game_doc.get("settings") or {}, dict):
-                raise ValueError("game settings must be an object")
-            if not isinstance(game_doc.get("timing") or {}, dict):
-                raise ValueError("game timing must be an object")
-            try:
-                Timing.from_dict(game_doc.get("timing")).checked()
-            except (TypeError, TimingError) as exc:
-                raise ValueError(f"game timing is not understood: {exc}") from exc
-            if not players or not events or not isinstance(state_doc, dict):
-                raise ValueError("players, events and state must not be empty")
-            for p in players:
-                if not isinstance(p, dict) or not _whole(p["seat"]) or not isinstance(p["name"], str) \
-                        or not p["name"].strip() or not isinstance(p["email"], str) or "@" not in p["email"]:
-                    raise ValueError(f"player {p!r} needs a seat number, a name and an email")
-                if not isinstance(p.get("secret") or "", str):
-                    raise ValueError(f"player {p['seat']}'s secret word must be text")
-            if sorted(p["seat"] for p in players) != list(range(len(players))):
-                raise ValueError("players must have the seats 0, 1, 2, ... once each")
-            if len({p["email"].strip().lower() for p in players}) != len(players):
-                raise ValueError("every player needs a different email address")
-            seqs = [e.get("seq") if isinstance(e, dict) else None for e in events]
-            if seqs != list(range(1, len(events) + 1)):
-                raise ValueError("events must be numbered 1, 2, 3, ...")
-            for e in events:
-                seq = e["seq"]
-                if e["kind"] not in EVENT_KINDS:
-                    raise ValueError(f"event {seq} has an unknown kind {e['kind']!r}")
-                for key in ("time", "actor"):
-                    if not isinstance(e[key], str):
-                        raise ValueError(f"event {seq} has no {key}")
-                for key in ("text", "source"):
-                    if not isinstance(e.get(key, ""), str):
-                        raise ValueError(f"event {seq}: {key} must be text")
-                datetime.fromisoformat(e["time"])
-                if not isinstance(e.get("data") or {}, dict):
-                    raise ValueError(f"event {seq}: data must be an object")
-                if e.get("seat") is not None and not (_whole(e["seat"]) and 0 <= e["seat"] < len(players)):
-                    raise ValueError(f"event {seq} names seat {e['seat']!r}, which is not in the game")
-                if e["kind"] == "command":
-                    if not isinstance((e.get("data") or {}).get("command"), str):
-                        raise ValueError(f"event {seq} has no command")
-                    if e.get("seat") is None:
-                        raise ValueError(f"event {seq} has no seat")
-                if e["kind"] == "undo":
-                    to = (e.get("data") or {}).get("to")
-                    if not _whole(to) or not 0 <= to < seq:
-                        raise ValueError(f"event {seq} undoes to {to!r}, not an earlier event")
-        except KeyError as exc:
-            raise ImportFailed(f"the import file is incomplete or damaged: {exc.args[0]!r} is missing") from exc
-        except (TypeError, ValueError) as exc:
-            raise ImportFailed(f"the import file is incomplete or damaged: {exc}") from exc
-        return game_doc, players, events, state_doc
+        return import_game(self, doc)
 
     # ------------------------------------------------------------------ internals
 
@@ -729,11 +665,10 @@ class GameService:
         return s.exec(select(func.max(Event.seq)).where(Event.game_id == game_id)).one() or 0
 
     def _seat_of(self, info: GameInfo, email: str) -> int:
-        wanted = email.strip().lower()
-        for p in info.players:
-            if p.email == wanted:
-                return p.seat
-        raise PlayerNotInGame(f"{email} does not play in game {info.id}; players: "
+        seat = _seat_with(info.players, email)
+        if seat is not None:
+            return seat
+        raise PlayerNotInGame(f"{_named(email)} does not play in game {info.id}; players: "
                               + ", ".join(p.email for p in info.players))
 
     def _info(self, game: Game, seats: list[Seat], state: Any, last_seq: int) -> GameInfo:
