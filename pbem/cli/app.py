@@ -20,6 +20,7 @@ from . import mail as mail_commands
 from . import outbox as outbox_commands
 from . import worker as worker_commands
 from .context import AppContext, err, fail, out
+from .errors import PbemGroup
 
 app = typer.Typer(
     name="pbem",
@@ -27,6 +28,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode="rich",
+    cls=PbemGroup,
 )
 app.add_typer(db_commands.app, name="db")
 app.add_typer(game_commands.app, name="game")

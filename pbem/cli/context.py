@@ -7,30 +7,54 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NoReturn
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from sqlalchemy import Engine
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
 
-from ..config import Config, ConfigError, load_config
+from ..config import Config, ConfigError, default_config_file, load_config
 from ..services.games import GameService
-from ..store.db import SchemaError, make_engine, require_current_schema
+from ..store.db import (DatabaseFileError, SchemaError, check_sqlite_file, is_damage, make_engine,
+                        require_current_schema, sqlite_file)
 
 out = Console()
 err = Console(stderr=True)
+BACKENDS = ("sqlite", "postgresql")
 
 
-def fail(message: str) -> None:
-    """One clear line on stderr and a non-zero exit.
+def say_error(message: str) -> None:
+    """One line on stderr: ``error: <message>``.
 
     A driver's message over several lines is joined; what the user typed (a command line, an
     address) may hold brackets, so the message is never read as Rich markup.
     """
     message = " ".join(str(message).split())
     err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+
+
+def fail(message: str) -> NoReturn:
+    """One clear line on stderr and exit code 1."""
+    say_error(message)
     raise typer.Exit(code=1)
+
+
+def shown_url(url: str) -> str:
+    """A database URL as it may be printed: without its password."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of what a database driver says (its own exception under SQLAlchemy's)."""
+    orig = getattr(exc, "orig", None) or exc
+    text = str(orig).strip()
+    return text.splitlines()[0] if text else type(orig).__name__
 
 
 @dataclass
@@ -43,26 +67,62 @@ class AppContext:
     @property
     def config(self) -> Config:
         if self._config is None:
+            path = self.config_file or default_config_file()
+            if path.exists() and not path.is_file():  # a folder, a device: nothing tomllib could read to its end
+                fail(f"the config file {path} is not a regular file")
             try:
                 self._config = load_config(self.db, self.config_file)
             except ConfigError as exc:
                 fail(str(exc))
-        return self._config  # type: ignore[return-value]
+        return self._config
 
-    def engine(self, *, check_schema: bool = True) -> Engine:
+    @property
+    def where(self) -> str:
+        """The database for people: its URL without the password, and where the URL came from."""
+        return f"{shown_url(self.config.database_url)} ({self.config.database_url_from})"
+
+    def engine(self, *, check_schema: bool = True, create: bool = False, missing_ok: bool = False) -> Engine:
+        """The database. A SQLite file must exist and be a database; ``create`` (pbem db upgrade) lets a new file
+        be made (and the folder of the default location), ``missing_ok`` only looks (pbem db status)."""
         if self._engine is None:
+            url = self.config.database_url
             try:
-                self._engine = make_engine(self.config.database_url)
-            except (SQLAlchemyError, ValueError) as exc:
-                fail(f"cannot use the database {self.config.database_url!r}: {exc}")
+                backend = make_url(url).get_backend_name()
+                path = sqlite_file(url)
+            except ArgumentError:
+                fail(f"{shown_url(url)} ({self.config.database_url_from}) is not a database URL; use "
+                     "sqlite:///path/to/file.sqlite3 or postgresql://user@host:5432/dbname")
+            if backend not in BACKENDS:
+                fail(f"cannot use the database {self.where}: pbem works with {' and '.join(BACKENDS)} URLs, "
+                     f"not {backend}")
+            folder = create and self.config.database_url_from == "default"
+            if path is not None:
+                try:
+                    check_sqlite_file(path, may_create=create or missing_ok, create_folder=folder or missing_ok)
+                except DatabaseFileError as exc:
+                    fail(str(exc))
+            try:
+                self._engine = make_engine(url, create_folder=folder)
+            except (SQLAlchemyError, ValueError, ImportError) as exc:
+                fail(f"cannot use the database {self.where}: {first_line(exc)}")
         if check_schema:
             try:
                 require_current_schema(self._engine)
             except SchemaError as exc:
                 fail(str(exc))
-            except OperationalError as exc:
-                fail(f"cannot reach the database ({self.config.database_url_from}): {exc.orig}")
-        return self._engine  # type: ignore[return-value]
+            except DBAPIError as exc:
+                fail(self.database_failure(exc))
+        return self._engine
+
+    def database_failure(self, exc: DBAPIError) -> str:
+        """One line for a database that failed under a command: damaged, unreachable, or refusing."""
+        url = self.config.database_url
+        path = sqlite_file(url) if make_url(url).get_backend_name() == "sqlite" else None
+        if is_damage(exc):
+            return f"the database {path or self.where} is damaged: {first_line(exc)}; nothing was changed"
+        if isinstance(exc, OperationalError):
+            return f"cannot reach the database {self.where}: {first_line(exc)}"
+        return f"the database {self.where} failed: {first_line(exc)}; nothing was changed"
 
     def service(self) -> GameService:
         return GameService(self.engine(), mail_domain=self.config.mail_domain)

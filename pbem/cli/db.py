@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 
 import typer
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import Engine
+from sqlalchemy.exc import DBAPIError
 
-from ..store.db import SchemaError, current_revision, head_revision, known_revision, upgrade
-from .context import app_context, fail, out
+from ..store.db import SchemaError, current_revision, head_revision, known_revision, sqlite_damage, sqlite_file, upgrade
+from .context import AppContext, app_context, fail, out
 
 app = typer.Typer(help="The database: create it or bring it to the current schema.", no_args_is_help=True)
 
@@ -24,11 +25,14 @@ def db_upgrade(ctx: typer.Context) -> None:
         pbem --db postgresql://127.0.0.1/pbem db upgrade
     """
     context = app_context(ctx)
-    engine = context.engine(check_schema=False)
+    engine = context.engine(check_schema=False, create=True)
+    _refuse_damage(context, engine)
     try:
         before, after = upgrade(engine)
-    except (OperationalError, SchemaError) as exc:
-        fail(f"cannot upgrade the database ({context.config.database_url_from}): {getattr(exc, 'orig', exc)}")
+    except SchemaError as exc:
+        fail(f"cannot upgrade the database ({context.config.database_url_from}): {exc}")
+    except DBAPIError as exc:
+        fail(context.database_failure(exc))
     if before == after:
         out.print(f"The database is already at revision {after}.")
     else:
@@ -44,11 +48,17 @@ def db_status(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", 
         pbem db status --json
     """
     context = app_context(ctx)
-    engine = context.engine(check_schema=False)
-    try:
-        current = current_revision(engine)
-    except OperationalError as exc:
-        fail(f"cannot reach the database ({context.config.database_url_from}): {exc.orig}")
+    engine = context.engine(check_schema=False, missing_ok=True)
+    path = sqlite_file(context.config.database_url)
+    # A file that is not there or empty is looked at, not opened: SQLite would create it, or write its header.
+    missing = path is not None and (not path.exists() or path.stat().st_size == 0)
+    current = None
+    if not missing:
+        _refuse_damage(context, engine)
+        try:
+            current = current_revision(engine)
+        except DBAPIError as exc:
+            fail(context.database_failure(exc))
     head = head_revision(engine)
     doc = {
         "url": engine.url.render_as_string(hide_password=True),
@@ -60,10 +70,22 @@ def db_status(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", 
     if as_json:
         typer.echo(json.dumps(doc, indent=2))
         return
-    if doc["current"]:
+    if missing:
+        state = f"{'empty' if path and path.exists() else 'no such file'}: run `pbem db upgrade` to create it"
+    elif doc["current"]:
         state = "current"
     elif current is not None and not known_revision(engine, current):
         state = f"newer than this pbem knows (it needs {head}): upgrade pbem"
     else:
         state = "behind: run `pbem db upgrade`"
     out.print(f"database {doc['url']} (from {doc['from']}), revision {current or 'none'}, {state}", soft_wrap=True)
+
+
+def _refuse_damage(context: AppContext, engine: Engine) -> None:
+    """Stop with one line if SQLite finds the database file damaged (it reads every page)."""
+    try:
+        damage = sqlite_damage(engine)
+    except DBAPIError as exc:
+        fail(context.database_failure(exc))
+    if damage:
+        fail(f"the database {sqlite_file(context.config.database_url)} is damaged: {damage}; nothing was changed")

@@ -8,6 +8,7 @@ service takes a row lock on the game (``SELECT ... FOR UPDATE``).
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 from alembic import command
@@ -26,6 +27,11 @@ MIGRATIONS = Path(pbem.__file__).resolve().parent.parent / "migrations"
 
 class SchemaError(Exception):
     """The database is not at the schema this version of pbem needs."""
+
+
+class DatabaseFileError(Exception):
+    """A SQLite URL names something pbem cannot open as its database; the message names the file and what is
+    wrong with it."""
 
 
 class DatabaseUnavailable(Exception):
@@ -65,11 +71,79 @@ def normalise_url(url: str) -> str:
     return parsed.render_as_string(hide_password=False)
 
 
-def make_engine(url: str) -> Engine:
+SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file a SQLite URL names; None for an in-memory database or another backend."""
+    parsed = make_url(normalise_url(url))
+    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
+        return None
+    return Path(parsed.database).expanduser()
+
+
+def check_sqlite_file(path: Path, *, may_create: bool = False, create_folder: bool = False) -> None:
+    """Raise DatabaseFileError unless ``path`` is a SQLite database file, before SQLite opens it (SQLite would
+    create a missing file, and reads a text file or a picture as a database until its first query).
+
+    ``may_create``: a missing or empty file is fine (``pbem db upgrade`` creates the database); its folder must
+    exist unless ``create_folder``. Damage inside a file with a valid header shows when the pages are read
+    (``sqlite_damage``)."""
+    try:
+        found = path.stat()
+    except FileNotFoundError:
+        if not may_create:
+            raise DatabaseFileError(f"there is no database at {path}: run `pbem db upgrade` to create it") from None
+        if not create_folder and not path.parent.is_dir():
+            raise DatabaseFileError(f"cannot create the database {path}: the folder {path.parent} does not exist") \
+                from None
+        return
+    except OSError as exc:  # a part of the path is a file, a name too long, no permission to look
+        raise DatabaseFileError(f"cannot open the database {path}: {exc.strerror}") from None
+    if stat.S_ISDIR(found.st_mode):
+        raise DatabaseFileError(f"{path} is a directory, not a SQLite database")
+    if not stat.S_ISREG(found.st_mode):
+        raise DatabaseFileError(f"{path} is not a regular file, so not a SQLite database")
+    if found.st_size == 0:
+        if not may_create:
+            raise DatabaseFileError(f"the database {path} is empty: run `pbem db upgrade` to create it")
+        return
+    try:
+        with path.open("rb") as handle:
+            header = handle.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        raise DatabaseFileError(f"cannot read the database {path}: {exc.strerror}") from None
+    if header != SQLITE_HEADER:
+        raise DatabaseFileError(f"{path} is not a SQLite database")
+
+
+def sqlite_damage(engine: Engine) -> str | None:
+    """What SQLite's ``PRAGMA quick_check`` finds wrong in the database (None when nothing, and for PostgreSQL).
+    It reads every page: for ``pbem db status`` and ``pbem db upgrade``, not for every command."""
+    if engine.dialect.name != "sqlite":
+        return None
+    try:
+        with engine.connect() as connection:
+            found = [str(row[0]) for row in connection.exec_driver_sql("PRAGMA quick_check(3)")]
+    except sa_exc.OperationalError:
+        raise  # locked, unreadable: not damage
+    except sa_exc.DatabaseError as exc:
+        return str(exc.orig)
+    return None if found == ["ok"] else "; ".join(found)
+
+
+def is_damage(exc: BaseException) -> bool:
+    """Whether ``exc`` is SQLite saying that the file is not a database or is damaged."""
+    return (isinstance(exc, sa_exc.DatabaseError) and type(exc.orig).__module__.startswith("sqlite3")
+            and any(text in str(exc.orig).lower() for text in ("malformed", "not a database")))
+
+
+def make_engine(url: str, *, create_folder: bool = True) -> Engine:
+    """An engine for ``url``; for a SQLite file, its folder is created unless ``create_folder`` is false."""
     url = normalise_url(url)
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
-        if parsed.database and parsed.database != ":memory:":
+        if create_folder and parsed.database and parsed.database != ":memory:":
             Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"timeout": 60})
         _sqlite_transactions(engine)
