@@ -12,6 +12,7 @@ from rich.table import Table
 
 from .. import __version__
 from ..games import get_game, names
+from ..services.games import MAX_SEED
 from ..services.simulate import POLICIES, simulate
 from . import db as db_commands
 from . import demo as demo_commands
@@ -38,6 +39,7 @@ app.add_typer(worker_commands.config_app, name="config")
 app.command("worker")(worker_commands.worker)
 app.command("demo")(demo_commands.demo)
 _fail = fail
+MAX_SIM_GAMES = 1_000_000  # about a day of simulating; more is a typo
 
 
 def _version(value: bool) -> None:
@@ -61,8 +63,8 @@ def _root(
 def sim(
     game: str = typer.Argument(..., help=f"Game name: {', '.join(names())}."),
     players: int = typer.Option(4, "--players", "-p", help="Number of players."),
-    games: int = typer.Option(1, "--games", "-k", min=1, help="How many games to play."),
-    seed: int = typer.Option(1, "--seed", "-s", help="Seed of the first game; game i uses seed+i-1."),
+    games: int = typer.Option(1, "--games", "-k", min=1, max=MAX_SIM_GAMES, help="How many games to play."),
+    seed: int = typer.Option(1, "--seed", "-s", min=0, max=MAX_SEED, help="Seed of the first game; game i uses seed+i-1."),
     back_side: bool = typer.Option(False, "--back-side", help="Play on the back side of the board, where the game has one (Fifth Avenue: 6 plots a district)."),
     policy: str = typer.Option("uniform", "--policy", help="uniform: any legal command alike; by-kind: a kind of command first, then one of it."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
@@ -88,6 +90,8 @@ def sim(
         _fail(f"unknown policy {policy!r}; use one of {', '.join(POLICIES)}")
     if players not in engine.PLAYERS:
         _fail(f"{engine.TITLE} is for {', '.join(map(str, engine.PLAYERS))} players, not {players}")
+    if seed + games - 1 > MAX_SEED:
+        _fail(f"the seeds of {games} games from {seed} run past {MAX_SEED}, the largest seed")
     with Progress(
         TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=err, transient=True, disable=games < 20 or not sys.stderr.isatty(),

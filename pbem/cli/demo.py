@@ -11,12 +11,13 @@ import typer
 from imapclient.exceptions import IMAPClientError
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
 from ..demo import GAME, GAME_ADDRESS, Demo, DemoError, DemoSeat
 from ..games import names
 from ..demo.mailserver import MailServerError
 from ..demo.players import RobotError
+from ..services.games import MAX_SEED, BadRequest, checked_address
 from ..store.db import upgrade
 from .context import app_context, fail, out
 
@@ -57,7 +58,7 @@ def demo(
     ctx: typer.Context,
     game: str = typer.Option(GAME, "--game", "-g", help=f"The game: {', '.join(names())}."),
     players: int = typer.Option(3, "--players", "-p", help="Number of players, 2 to 4."),
-    seed: int = typer.Option(1, "--seed", "-s", help="Seed of the game and of the robots' choices: the same seed plays the same game."),
+    seed: int = typer.Option(1, "--seed", "-s", min=0, max=MAX_SEED, help="Seed of the game and of the robots' choices: the same seed plays the same game."),
     human: Optional[str] = typer.Option(None, "--human", help="Take the first seat yourself with this address and any mail client.", show_default=False),
     max_turns: Optional[int] = typer.Option(None, "--max-turns", min=1, help="Stop after this many turns (the game stays in the archive, unfinished).", show_default=False),
 ) -> None:
@@ -82,15 +83,22 @@ def demo(
         pbem demo --game manhattan --players 4
     """
     context = app_context(ctx)
-    engine = context.engine(check_schema=False)
-    try:
-        upgrade(engine)
-    except SQLAlchemyError as exc:
-        fail(f"cannot prepare the database ({context.config.database_url_from}): {getattr(exc, 'orig', exc)}")
-    try:
+    if human is not None:
+        try:
+            checked_address(human)  # the rule the game service keeps addresses by
+        except BadRequest as exc:
+            fail(f"--human: {exc.message}")
+    engine = context.engine(check_schema=False, create=True)
+    try:  # every option checked before the database is touched
         runner = Demo(engine, game=game, players=players, seed=seed, human=human)
     except DemoError as exc:
         fail(exc.message)
+    try:
+        upgrade(engine)
+    except DBAPIError as exc:
+        fail(context.database_failure(exc))
+    except SQLAlchemyError as exc:
+        fail(f"cannot prepare the database ({context.config.database_url_from}): {getattr(exc, 'orig', exc)}")
     pbem = f"pbem --db {_shown_url(context.db)}" if context.db else "pbem"
 
     stop = threading.Event()

@@ -14,7 +14,8 @@ from rich.table import Table
 from .. import render
 from ..games import names
 from ..services.timing import Timing
-from ..services.games import CommandRejected, GameInfo, ServiceError
+from ..services.game_transfer import read_export
+from ..services.games import MAX_SEED, CommandRejected, GameInfo, ServiceError
 from ..timespans import TimingError, format_duration
 from ..services.transcript import export_text
 from ..store.models import GameStatus
@@ -63,7 +64,8 @@ def game_new(
     ctx: typer.Context,
     kind: str = typer.Argument(..., help=f"The game: {', '.join(names())}."),
     player: list[str] = typer.Option(..., "--player", "-p", help="NAME=EMAIL, once per player, in seat order (the first starts)."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the game's randomness (default: random)."),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0, max=MAX_SEED,
+                                       help="Seed of the game's randomness, 0 or more (default: random)."),
     back_side: bool = typer.Option(False, "--back-side", help="Play on the back side of the board, where the game has one (Fifth Avenue: 6 plots a district)."),
     secret_words: bool = typer.Option(False, "--secret-words", help="Give every player a secret word that each of their mails must carry (told only to them; pbem game show lists them)."),
     deadline: str = typer.Option("72h", "--deadline", help="Time for a decision (72h, 3d, 36h, ...)."),
@@ -381,7 +383,10 @@ def game_export(
     doc = app_context(ctx).service().export(game)
     text = json.dumps(doc, indent=2) + "\n" if fmt == "json" else export_text(doc)
     if output:
-        output.write_text(text)
+        try:
+            output.write_text(text)
+        except OSError as exc:
+            fail(f"cannot write {output}: {exc.strerror}")
         typer.echo(f"Wrote game {game} to {output}.")
     else:
         typer.echo(text, nl=False)
@@ -399,11 +404,6 @@ def game_import(
 
         pbem game import game3.json
     """
-    try:
-        doc = json.loads(file.read_text())
-    except OSError as exc:
-        fail(f"cannot read {file}: {exc.strerror}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        fail(f"{file} is not a JSON game export: {exc}")
+    doc = read_export(file)  # read and parsed with caps before the database is opened
     game_id = app_context(ctx).service().import_game(doc)
     typer.echo(game_id)

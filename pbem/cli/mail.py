@@ -11,6 +11,8 @@ from rich.markup import escape
 from ..services.mail_commands import MailCommands
 from .context import app_context, fail, out
 
+MAX_MAIL_BYTES = 50 * 2**20  # larger than any mail server lets through
+
 app = typer.Typer(help="Players' mail: see how a mail is read and answered.", no_args_is_help=True)
 
 
@@ -32,9 +34,14 @@ def mail_explain(
         pbem mail explain reply.eml --json
     """
     try:
-        raw = file.read_bytes()
+        if not file.is_file():  # a folder, or a device that never ends (/dev/zero)
+            fail(f"{file} is not a mail file" if file.exists() else f"cannot read {file}: No such file or directory")
+        with file.open("rb") as handle:
+            raw = handle.read(MAX_MAIL_BYTES + 1)
     except OSError as exc:
         fail(f"cannot read {file}: {exc.strerror}")
+    if len(raw) > MAX_MAIL_BYTES:
+        fail(f"{file} is larger than {MAX_MAIL_BYTES // 2**20} MB, more than a mail server passes on")
     report = MailCommands(app_context(ctx).service()).handle(raw, dry_run=True)
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2, default=str))

@@ -10,8 +10,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ..services.games import MAX_GAME_ID
 from ..services.outbox import STATUSES, OutboxEntry, OutboxService
-from .context import app_context, out
+from .context import app_context, fail, out
 from .game import service_errors
 
 app = typer.Typer(help="The outbox: every mail queued and sent.", no_args_is_help=True)
@@ -27,6 +28,13 @@ def _iso(moment: datetime | None) -> str | None:
 
 def _time(moment: datetime | None) -> str:
     return moment.strftime("%Y-%m-%d %H:%M") if moment else "-"
+
+
+def _existing(number: int | None, what: str) -> None:
+    """Stop at a number no row can have: ids are INTEGERs (2**31 - 1 at most on every database), and a larger
+    one must never reach the database (SQLite cannot even take one of 2**63)."""
+    if number is not None and not 1 <= number <= MAX_GAME_ID:
+        fail(f"there is no {what} {number}")
 
 
 def _summary(e: OutboxEntry) -> dict[str, Any]:
@@ -52,6 +60,9 @@ def outbox_list(
 
         pbem outbox list --limit 20 --json
     """
+    _existing(game, "game")
+    if limit is not None:
+        limit = min(limit, MAX_GAME_ID)  # more than there can be mails: all of them
     entries = OutboxService(app_context(ctx).engine()).list(game_id=game, status=status, limit=limit)
     if as_json:
         _echo_json([_summary(e) for e in entries])
@@ -86,6 +97,7 @@ def outbox_show(
 
         pbem outbox show 12 --json
     """
+    _existing(mail, "mail")
     e = OutboxService(app_context(ctx).engine()).show(mail)
     if as_json:
         _echo_json({**_summary(e), "headers": e.headers, "text_body": e.text_body, "html_body": e.html_body})
@@ -124,5 +136,7 @@ def outbox_retry(
 
         pbem outbox retry 12 13
     """
+    for mail in mails or []:
+        _existing(mail, "mail")
     retried = OutboxService(app_context(ctx).engine()).retry(mails or None)
     typer.echo(f"Queued again: {', '.join(map(str, retried))}." if retried else "No failed mail to retry.")
