@@ -87,18 +87,18 @@ def demo(
         try:
             checked_address(human)  # the rule the game service keeps addresses by
         except BadRequest as exc:
-            fail(f"--human: {exc.message}")
+            fail(f"--human needs an email address: {exc.message}")
     engine = context.engine(check_schema=False, create=True)
-    try:  # every option checked before the database is touched
-        runner = Demo(engine, game=game, players=players, seed=seed, human=human)
-    except DemoError as exc:
-        fail(exc.message)
-    try:
+    try:  # the demo's first step, like `pbem db upgrade`: a database to play in, whatever the options
         upgrade(engine)
     except DBAPIError as exc:
         fail(context.database_failure(exc))
     except SQLAlchemyError as exc:
         fail(f"cannot prepare the database ({context.config.database_url_from}): {getattr(exc, 'orig', exc)}")
+    try:
+        runner = Demo(engine, game=game, players=players, seed=seed, human=human)
+    except DemoError as exc:
+        fail(exc.message)
     pbem = f"pbem --db {_shown_url(context.db)}" if context.db else "pbem"
 
     stop = threading.Event()
