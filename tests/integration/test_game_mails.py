@@ -158,9 +158,9 @@ def _auction_set(played, want) -> tuple[int, int]:
 
 
 def test_golden_auction_set_with_building_stop_and_central_park(sqlite_engine) -> None:
-    played = random_commands(3, 0)
+    played = random_commands(3, 2)  # the first seed whose random game has an auction set with a building stop
     start, end = _auction_set(played, lambda kinds, _: "building_stop" in kinds)
-    table = Table(sqlite_engine, 3, seed=0)
+    table = Table(sqlite_engine, 3, seed=2)
     for seat, command, _ in played[:start]:
         table.submit(seat, command)
     table.new_mails()

@@ -127,7 +127,7 @@ def test_every_position_fits_72_columns_and_shows_the_city(players, back_side, s
         text = render(s, viewer, moderator=i % 3 == 2)
         check_board(s, text)
         positions += 1
-    assert s.is_terminal() and positions > 50
+    assert s.is_terminal() and positions > 40
 
 
 def test_uniform_games_fit_72_columns_too():
@@ -324,7 +324,7 @@ def auction_position() -> State:
     s.apply_action(0, min(bids, key=lambda b: b.total))
     s.apply_action(1, Pass())
     bids = [a for a in s.legal_actions() if isinstance(a, Bid)]
-    s.apply_action(2, max(bids, key=lambda b: b.total))
+    s.apply_action(2, min(bids, key=lambda b: b.total))  # Dee can still outbid it
     return s
 
 

@@ -103,6 +103,7 @@ def hand_text(view: dict) -> str:
 PUBLIC_EVENTS = frozenset({
     "auctions", "auction", "bid", "pass", "robot_bid", "robot_out", "won", "built", "robot_built", "no_bids",
     "building_stop", "auctions_end", "scored", "special_scoring", "game_over", "central_park_business", "placed",
+    "forced",
 })
 RESULT_EVENTS = ("game_over", "building_stop", "won", "no_bids", "scored", "special_scoring")
 

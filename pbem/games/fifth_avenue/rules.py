@@ -633,6 +633,13 @@ def _check_bid(state: State, frame: dict[str, Any], player: int, bid: Bid, illeg
 def apply_action(state: State, player: int, action: Action) -> list[Event]:
     check(state, player, action)
     events: list[Event] = []
+    _apply(state, player, action, events)
+    _advance(state, events)
+    return events
+
+
+def _apply(state: State, player: int, action: Action, events: list[Event]) -> None:
+    """``action`` (checked) for ``player``: its effects, up to the next step that needs nobody's decision."""
     frame = _top(state)
     if isinstance(action, Place):
         cell = state.plots[action.district][action.color]
@@ -679,8 +686,6 @@ def apply_action(state: State, player: int, action: Action) -> list[Event]:
         state.frames.pop()
         _building_stop(state, frame["site"], frame["winner"], events)
     state.moves += 1
-    _advance(state, events)
-    return events
 
 
 def _name(state: State, code: str) -> str:
@@ -1005,7 +1010,7 @@ def _advance(state: State, events: list[Event]) -> None:
             elif frame["phase"] == 4:
                 state.frames.pop()
                 state.frames.append(_turn((frame["player"] + 1) % state.players))
-            else:
+            elif not _play_the_only_choice(state, events):
                 return
         elif kind == "auctions":
             if not frame["queue"]:
@@ -1018,7 +1023,7 @@ def _advance(state: State, events: list[Event]) -> None:
                 _finish_auction(state, frame, events)
             elif current_player(state) == state.robot:
                 _robot_bid(state, frame, events)
-            else:
+            elif not _play_the_only_choice(state, events):
                 return
         elif kind == "build":
             options = _build_options(state, frame)
@@ -1031,6 +1036,31 @@ def _advance(state: State, events: list[Event]) -> None:
                 _build(state, frame, options[0].count, events)
         else:
             raise AssertionError(kind)
+
+
+def _only_choice(state: State) -> Action | None:
+    """The one legal answer to the decision now open, if it has only one (D40): a bidder with no legal bid
+    can only pass; a cards phase with one stack, a move phase with one destination. Phase 1 and the
+    placement always offer a choice; build decisions are D22's."""
+    frame = _top(state)
+    player = current_player(state)
+    if frame["kind"] == "auction":
+        return None if _legal_bids(state, frame, player) else Pass()
+    if frame["kind"] == "turn" and frame["phase"] in (2, 3):
+        actions = _turn_actions(state, frame, player)
+        return actions[0] if len(actions) == 1 else None
+    return None
+
+
+def _play_the_only_choice(state: State, events: list[Event]) -> bool:
+    """Play the open decision's only legal answer for its player (D40); False when there is a choice."""
+    action = _only_choice(state)
+    if action is None:
+        return False
+    player = current_player(state)
+    events.append(_event("forced", player, f"had only one legal answer ({action}), so pbem played it for them"))
+    _apply(state, player, action, events)
+    return True
 
 
 def _turn(player: int) -> dict[str, Any]:

@@ -74,7 +74,7 @@ def test_view_shows_public_information(game4):
 
 def test_view_of_the_robot_bid_shows_its_face_up_cards():
     s = started(2, seed=3)
-    set_hand(s, 0, gray=[1, 0, 0])
+    set_hand(s, 0, gray=[1, 0, 0], black=[0, 0, 3])  # enough to answer the robot
     s.black_stack = [4, 5, 5] + s.black_stack
     trigger_auctions(s, [])
     s.apply_command(0, "bid gray 4")
