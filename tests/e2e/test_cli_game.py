@@ -3,10 +3,30 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sqlite3
+import subprocess
 from pathlib import Path
 
 ANN, BOB, CY = "ann@example.org", "bob@example.org", "cy@example.org"
+
+
+def test_a_run_forked_from_the_prestarted_pbem_is_a_new_process_to_the_tests(tmp_path: Path, pbem,
+                                                                             prestarted_pbem) -> None:
+    """The `pbem` fixture forks most runs from a pbem that has done its imports (tests/e2e/conftest.py):
+    the same runs started as new processes print the same and end with the same code."""
+    url = f"sqlite:///{tmp_path / 'both.sqlite3'}"
+    pbem(url, "db", "upgrade")
+    pbem(url, "game", "new", "fifth-avenue", "-p", f"Ann={ANN}", "-p", f"Bob={BOB}", "--seed", "7")
+    env = dict(os.environ, PBEM_DATABASE_URL=url, COLUMNS="120")
+    forked_before = prestarted_pbem.runs
+    for args in (("game", "show", "1"), ("game", "legal", "1", "--json"), ("game", "show", "2"), ("--help",),
+                 ("game", "nonsense")):
+        forked = pbem(url, *args, check=False)
+        new = subprocess.run([shutil.which("pbem"), *args], capture_output=True, text=True, env=env, timeout=120)
+        assert (forked.returncode, forked.stdout, forked.stderr) == (new.returncode, new.stdout, new.stderr), args
+    assert prestarted_pbem.runs == forked_before + 5  # each of those runs was forked
 
 
 def test_a_database_that_is_behind_says_so(tmp_path: Path, pbem, one_line_error) -> None:
