@@ -114,6 +114,9 @@ def claim(engine: Engine, now: datetime, limit: int = 50, owner: str = "") -> li
     due = or_(
         and_(OutboxMail.status == OutboxStatus.QUEUED, OutboxMail.next_attempt_at <= now),
         and_(OutboxMail.status == OutboxStatus.SENDING, OutboxMail.next_attempt_at <= now),  # an expired lease
+        # Our own claim from a round that failed before it settled the row (the database went away): one
+        # sender sends one round at a time, so the row is not in flight.
+        and_(OutboxMail.status == OutboxStatus.SENDING, OutboxMail.claimed_by == owner, owner != ""),
     )
     ids = select(OutboxMail.id).where(due).order_by(OutboxMail.id).limit(limit)
     if engine.dialect.name == "postgresql":
