@@ -172,15 +172,23 @@ class Prestarted:
                 os.close(err_w)
                 if stdin != 0:
                     os.close(stdin)
-            pid = json.loads(connection.recv(_MESSAGE))["pid"]
+            pid = self._answer(connection)["pid"]
             output, errors = _read_all({out_r: bytearray(), err_r: bytearray()}, timeout, pid, shown)
-            returncode = json.loads(connection.recv(_MESSAGE))["returncode"]
+            returncode = self._answer(connection)["returncode"]
         finally:
             connection.close()
             os.close(out_r)
             os.close(err_r)
         self.runs += 1
         return subprocess.CompletedProcess(shown, returncode, _text(output), _text(errors))
+
+    def _answer(self, connection: socket.socket) -> dict:
+        message = connection.recv(_MESSAGE)
+        if not message:  # the prestarted process is gone: say what it left in its log
+            log = Path(self._folder or "", "log")
+            raise RuntimeError(f"the prestarted {self.command} stopped during a run:\n"
+                               f"{log.read_text(errors='replace') if log.is_file() else ''}")
+        return json.loads(message)
 
 
 def _stdin() -> int:
