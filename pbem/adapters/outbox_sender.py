@@ -111,14 +111,15 @@ def _text_part(text: str, subtype: str) -> MIMEText:
 
 def claim(engine: Engine, now: datetime, limit: int = 50, owner: str = "") -> list[OutboxMail]:
     """Up to ``limit`` due rows, now 'sending' under a lease held by ``owner`` (the worker's name)."""
-    due = or_(
+    due = [
         and_(OutboxMail.status == OutboxStatus.QUEUED, OutboxMail.next_attempt_at <= now),
         and_(OutboxMail.status == OutboxStatus.SENDING, OutboxMail.next_attempt_at <= now),  # an expired lease
+    ]
+    if owner:
         # Our own claim from a round that failed before it settled the row (the database went away): one
         # sender sends one round at a time, so the row is not in flight.
-        and_(OutboxMail.status == OutboxStatus.SENDING, OutboxMail.claimed_by == owner, owner != ""),
-    )
-    ids = select(OutboxMail.id).where(due).order_by(OutboxMail.id).limit(limit)
+        due.append(and_(OutboxMail.status == OutboxStatus.SENDING, OutboxMail.claimed_by == owner))
+    ids = select(OutboxMail.id).where(or_(*due)).order_by(OutboxMail.id).limit(limit)
     if engine.dialect.name == "postgresql":
         ids = ids.with_for_update(skip_locked=True)
     statement = (

@@ -25,6 +25,7 @@ from sqlmodel import select
 
 from ..store.models import MailClaim, OutboxMail, OutboxStatus, utcnow
 from ..store.uow import UnitOfWork
+from .deadlines import aware
 
 LEASE = timedelta(minutes=10)
 
@@ -48,9 +49,6 @@ class Instance:
         instance = cls(socket.gethostname()[:80], os.getpid(), secrets.token_hex(6))
         _LIVE.add(instance.token)
         return instance
-
-    def stop(self) -> None:
-        _LIVE.discard(self.token)
 
 
 def is_gone(owner: str) -> bool:
@@ -76,7 +74,6 @@ class MailClaims:
     def __init__(self, engine: Engine, instance: Instance, *, clock: Callable[[], datetime] = utcnow,
                  lease: timedelta = LEASE) -> None:
         self.engine = engine
-        self.instance = instance
         self.owner = str(instance)
         self.clock = clock
         self.lease = lease
@@ -99,7 +96,7 @@ class MailClaims:
                     if claim is None:
                         s.add(MailClaim(mailbox=mailbox, uidvalidity=uidvalidity, uid=uid, owner=self.owner,
                                         until=now + self.lease))
-                    elif claim.owner == self.owner or _aware(claim.until) <= now or is_gone(claim.owner):
+                    elif claim.owner == self.owner or aware(claim.until) <= now or is_gone(claim.owner):
                         claim.owner, claim.until = self.owner, now + self.lease
                         s.add(claim)
                     else:
@@ -138,7 +135,3 @@ class MailClaims:
                 ).values(next_attempt_at=self.clock()))
                 uow.commit()
         return dead
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=utcnow().tzinfo)

@@ -107,10 +107,10 @@ class MailLedger:
 
         ``thread`` (the game's thread root) heads References, so a reply stays in the game's thread in clients
         that thread by References. ``in_reply_to`` goes into the reply's headers only when it is a valid
-        Message-ID: a value from a received mail never reaches a header we write unchecked. ``to`` must be an address a mail can be sent to;
-        one that is not is never queued (it would only fail), and the inbound record says so. Returns the new
-        mail's Message-ID (None when nothing is queued to ``to``: only the inbound record and ``also`` are
-        stored)."""
+        Message-ID: a value from a received mail never reaches a header we write unchecked. ``to`` must be an
+        address a mail can be sent to; one that is not is never queued (it would only fail), and the inbound
+        record says so. Returns the new mail's Message-ID (None when nothing is queued to ``to``: only the
+        inbound record and ``also`` are stored)."""
         now = self.clock()
         if to is not None and not is_address(to):
             if inbound is not None:

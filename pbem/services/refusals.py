@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from datetime import datetime, timedelta
-from typing import Callable
 
 from sqlmodel import select
 
@@ -41,14 +40,13 @@ def _mark(address: str) -> str:
 
 
 class RefusalDigest:
-    def __init__(self, ledger: MailLedger, *, moderator: str = "", clock: Callable[[], datetime] | None = None) -> None:
+    def __init__(self, ledger: MailLedger, *, moderator: str = "") -> None:
         self.ledger = ledger
         self.moderator = moderator
-        self.clock = clock or ledger.clock
 
     def tell(self) -> list[str]:
         """Queue the digests that are due; returns the addresses told."""
-        now = self.clock()
+        now = self.ledger.clock()
         told = []
         with UnitOfWork(self.ledger.engine, write=True) as uow:
             uow.serialize("refused-mail digests")  # two workers never send one digest twice
