@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from difflib import get_close_matches
 from functools import lru_cache
 
 from ..errors import InvalidCommandError
@@ -126,9 +127,22 @@ def _read(board: Board, text: str) -> _Read:
         elif tok == "x" and numbers:
             numbers.append("x")  # '2x1' or '2 x 1': two 1-story parts
         elif tok not in _FILLER:
-            raise _error(text, f"'{tok}' is neither a number, a city nor a color")
+            raise _error(text, _unknown_word(board, word, tok))
         i += 1
     return _Read(word, numbers, cities, colors)
+
+
+def _unknown_word(board: Board, word: str, tok: str) -> str:
+    """Why ``tok`` is not understood; in a 'play' command most likely a misspelt city, so the cities are listed
+    with the nearest spelling (issue 13.7)."""
+    names = [c.name for c in board.cities]
+    why = f"'{tok}' is neither a number, a city nor a color"
+    if word != "play":
+        return why
+    near = get_close_matches(tok, [*board.city_aliases, *board.colors], n=1, cutoff=0.6)
+    guess = (board.name(board.city_aliases[near[0]]) if near[0] in board.city_aliases else near[0]) if near else ""
+    return (why + (f" (did you mean {guess}?)" if guess else "")
+            + f"; the cities are {', '.join(names[:-1])} and {names[-1]}")
 
 
 def _error(text: str, why: str) -> InvalidCommandError:

@@ -26,7 +26,7 @@ from ..errors import (
 )
 from ..rng import Rng
 from .actions import Action, Choose, Pass, Play, parse_command
-from .board import SITES, absolute_site, load_board, seat_colors, seat_sides, seating
+from .board import SITES, absolute_site, load_board, seat_colors, seat_sides, seating, seen_from
 from .state import BUILD, CHOOSE, OVER, TERMINAL, State
 
 
@@ -103,11 +103,12 @@ def tower_height(tower: Tower) -> int:
     return sum(size for _, size in tower)
 
 
-def may_build(tower: Tower, color: str, size: int) -> bool:
-    """The ownership rule: free on an empty site or a tower of ``color``; on another color's tower only if
-    afterwards ``color`` has at least as many floors in it as the owner had (M6, M7)."""
+def may_build(tower: Tower, color: str, size: int, own: tuple[str, ...] | list[str] = ()) -> bool:
+    """The ownership rule: free on an empty site or on the builder's own tower (one topped by ``color`` or by
+    any of ``own``, the builder's colors: a 2-player seat has two, M7); on another player's tower only if
+    afterwards ``color`` has at least as many floors in it as the owner's color had (M6)."""
     owner = tower_owner(tower)
-    if owner is None or owner == color:
+    if owner is None or owner == color or owner in own:
         return True
     floors = tower_floors(tower)
     return floors.get(color, 0) + size >= floors[owner]
@@ -184,6 +185,7 @@ def _play_actions(state: State, player: int) -> list[Action]:
     side = seat_sides(state.players)[player]
     mine = [(c, [s for s, n in enumerate(state.chosen[c], start=1) if n]) for c in seat_colors(state.players)[player]]
     mine = [(c, sizes) for c, sizes in mine if sizes]
+    own = seat_colors(state.players)[player]
     actions: list[Action] = []
     for card in sorted(set(state.hands[player])):
         index = absolute_site(side, card) - 1
@@ -193,7 +195,7 @@ def _play_actions(state: State, player: int) -> list[Action]:
             floors = tower_floors(tower) if owner is not None else {}
             for color, sizes in mine:
                 for size in sizes:
-                    if owner is None or owner == color or floors.get(color, 0) + size >= floors[owner]:
+                    if owner is None or owner in own or floors.get(color, 0) + size >= floors[owner]:
                         actions.append(Play(card, city, color if named else None, size))
     return actions
 
@@ -228,6 +230,21 @@ def _who(player: int) -> str:
 def color_label(state: State, color: str) -> str:
     """'player 2 (red)': the services put the player's name in."""
     return f"{_who(state.seat_of(color))} ({color})"
+
+
+# The place of a site in an event's template (``template``): ``guide.event_text`` puts the site there in the
+# reader's own numbering; the event's ``city`` and ``site`` (numbered as seen from side 0) say which (M18).
+SITE = "{site}"
+
+
+def site_words(state: State, city: str, site: int, reader: int | None) -> str:
+    """'site 3 of Sydney': ``site`` (numbered as seen from side 0) as ``reader`` numbers it from their own side,
+    which is the number of the card that builds there for them (M4, M18). ``reader`` None (the moderator, the
+    public): player 1's numbering, and the words say so."""
+    name = state.board.name(city)
+    if reader is not None and 0 <= reader < state.players:
+        return f"site {seen_from(seat_sides(state.players)[reader], site)} of {name}"
+    return f"site {site} of {name} (numbered from player 1's side)"
 
 
 def _sizes_text(sizes: list[int] | tuple[int, ...]) -> str:
@@ -305,6 +322,14 @@ def _complete(state: State, player: int, action: Action) -> Action:
                    if action.sizes in choose_options(state.supply[c], parts_asked(state, c))]
     else:
         options = [c for c in own if state.chosen[c][action.size - 1]]
+        if (isinstance(action, Play) and len(options) > 1 and state.phase == BUILD
+                and action.card in state.hands[player]):
+            # Offer only the colors that may build there; if none may, the one closest to it, which check()
+            # refuses with the reason.
+            tower = state.cities[action.city][site_of(state, player, action.card) - 1]
+            fits = [c for c in options if may_build(tower, c, action.size, own)]
+            floors = tower_floors(tower)
+            options = fits or [max(options, key=lambda c: floors.get(c, 0))]
     if len(options) == 1:
         return _with_color(action, options[0])
     if not options:
@@ -336,11 +361,11 @@ def check(state: State, player: int, action: Action) -> None:
     if isinstance(action, Choose):
         if state.phase != CHOOSE:
             raise illegal(f"'{action}' does not fit now: {describe_decision(state)}")
-        if named and action.color is None:
-            raise illegal(f"Say which color you choose for: {' or '.join(colors_to_choose(state, player))}.")
         if not named and action.color is not None:
             raise illegal(f"Name no color when you choose: 'choose {_sizes_text(action.sizes)}'.")
         color = action.color or own[0]
+        if named and action.color is None:
+            color = _choice_without_color(state, player, action, illegal)
         if color not in colors_to_choose(state, player):
             raise illegal(f"You have already chosen your {color} parts for this round.")
         count = parts_asked(state, color)
@@ -374,15 +399,41 @@ def check(state: State, player: int, action: Action) -> None:
         return
     site = site_of(state, player, action.card)
     tower = state.cities[action.city][site - 1]
-    if not may_build(tower, color, action.size):
+    if not may_build(tower, color, action.size, own):
         owner = tower_owner(tower)
         floors = tower_floors(tower)
         have = floors.get(color, 0)
+        need = floors[owner] - have
+        tallest = max(board.sizes)
+        if need > tallest:
+            advice = (f"no part is tall enough for that (parts have at most {tallest} stories), so "
+                      f"{'your ' + color if named else 'you'} cannot build there")
+        else:
+            advice = f"so a part of at least {need} stories"
+            held = [size for size in board.sizes if size >= need and state.chosen[color][size - 1]]
+            if not held:
+                advice += ", and you have none left to place this round"
+        # The site in the acting player's own numbering: the number of the card they played (M18).
         raise illegal(
-            f"You cannot build a {action.size}-story part on site {site} of {board.name(action.city)} "
+            f"You cannot build a {action.size}-story part on {site_words(state, action.city, site, player)} "
             f"(your card {action.card}): that tower belongs to {color_label(state, owner)} with {floors[owner]} "
             f"{owner} floors, and you would have {have + action.size} {color} floors there; you need at least "
-            f"{floors[owner]}, so a part of at least {floors[owner] - have} stories.")
+            f"{floors[owner]}, {advice}.")
+
+
+def _choice_without_color(state: State, player: int, action: Choose, illegal: Any) -> str:
+    """A 2-player choice without a color that fits none of the colors still to choose: name the real fault
+    (the count asked, or what is left of each color). With one color still to choose, that color: the checks
+    that follow explain the fault for it."""
+    colors = colors_to_choose(state, player)
+    if len(colors) == 1:
+        return colors[0]
+    counts = sorted({parts_asked(state, c) for c in colors})
+    if len(action.sizes) not in counts:
+        raise illegal(f"Choose exactly {' or '.join(str(n) for n in counts)} parts, not {len(action.sizes)}.")
+    left = "; ".join(f"{c} {_sizes_text(parts_left(state.supply[c]))}" for c in colors)
+    raise illegal(f"Neither of your colors has the parts {_sizes_text(action.sizes)} left in the box; "
+                  f"left: {left}.")
 
 
 # =========================================================================== applying
@@ -414,7 +465,6 @@ def _choose(state: State, player: int, action: Choose, events: list[Event], forc
 
 
 def _play(state: State, player: int, action: Play, events: list[Event]) -> None:
-    board = state.board
     color = action.color or seat_colors(state.players)[player][0]
     site = site_of(state, player, action.card)
     tower = state.cities[action.city][site - 1]
@@ -425,18 +475,21 @@ def _play(state: State, player: int, action: Play, events: list[Event]) -> None:
     tower.append([color, action.size])
     height = tower_height(tower)
     part = f"{action.size}-story {color + ' ' if action.color else ''}part"
-    text = f"played card {action.card} and built a {part} on site {site} of {board.name(action.city)}"
+    template = f"played card {action.card} and built a {part} on {SITE}"
     if before is None:
-        text += f": a new tower of {height} stor{'y' if height == 1 else 'ies'}"
+        template += f": a new tower of {height} stor{'y' if height == 1 else 'ies'}"
     elif before == color:
-        text += f": {height} stories now"
+        template += f": {height} stories now"
+    elif before in seat_colors(state.players)[player]:
+        template += f": {height} stories now, {color} instead of {before}"  # the player's own tower (M7)
     else:
-        text += f": {height} stories now, taken over from {color_label(state, before)}"
+        template += f": {height} stories now, taken over from {color_label(state, before)}"
+    text = template.replace(SITE, site_words(state, action.city, site, 0))  # player 1's numbering, as ever
     at = len(events)  # the build is told before a reshuffle its draw causes
     drawn = _draw(state, player, events)
     events.insert(at, _event(
         "built", player, text, private=_drawn_text(player, drawn), card=action.card, city=action.city, site=site,
-        color=color, size=action.size, height=height, owner=color, previous_owner=before))
+        color=color, size=action.size, height=height, owner=color, previous_owner=before, template=template))
     _next_turn(state)
 
 
@@ -576,9 +629,8 @@ def _score_round(state: State, events: list[Event]) -> None:
     parts = []
     tallest = scored["tallest"]
     if tallest:
-        parts.append(f"the tallest tower ({tallest['height']} stories, site {tallest['site']} of "
-                     f"{board.name(tallest['city'])}) gives {color_label(state, tallest['color'])} "
-                     f"{board.tallest_points}")
+        parts.append(f"the tallest tower ({tallest['height']} stories, {SITE}) gives "
+                     f"{color_label(state, tallest['color'])} {board.tallest_points}")
     elif scored["tallest_tied"]:
         parts.append(f"{scored['tallest_tied']} towers tie as tallest ({scored['tallest_height']} stories): "
                      "no points for it")
@@ -587,8 +639,13 @@ def _score_round(state: State, events: list[Event]) -> None:
     parts.append("majorities: " + (", ".join(won) if won else "none"))
     parts.append("towers: " + ", ".join(f"{color_label(state, c)} {n}" for c, n in scored["towers"].items()))
     # The words before " (" are what a mail's subject shows ("result: round 2 scored").
-    events.append(_event("round_scored", None, f"round {state.round} scored (" + "; ".join(parts) + ")",
-                         points=list(scored["points"]), round=state.round, scoring=copy.deepcopy(scored)))
+    template = f"round {state.round} scored (" + "; ".join(parts) + ")"
+    where: dict[str, Any] = {}
+    if tallest:  # the site named, and the words to name it in each reader's numbering (M18)
+        where = {"city": tallest["city"], "site": tallest["site"], "template": template}
+        template = template.replace(SITE, site_words(state, tallest["city"], tallest["site"], 0))
+    events.append(_event("round_scored", None, template, points=list(scored["points"]), round=state.round,
+                         scoring=copy.deepcopy(scored), **where))
 
 
 def _end_game(state: State, events: list[Event]) -> None:

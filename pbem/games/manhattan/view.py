@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .board import load_board, seat_colors, seat_sides
+from .board import load_board, seat_colors, seat_sides, seen_from
 from .rules import (
     current_player,
     describe_decision,
@@ -28,6 +28,8 @@ def player_view(state: State, player: int | None) -> dict[str, Any]:
     """``player`` None gives the public view (what a spectator may see)."""
     board = load_board()
     colors = seat_colors(state.players)
+    sides = seat_sides(state.players)
+    side = sides[player] if player is not None and 0 <= player < state.players else 0
     cities = {}
     for code, sites in state.cities.items():
         cells = []
@@ -35,6 +37,7 @@ def player_view(state: State, player: int | None) -> dict[str, Any]:
             owner = tower_owner(tower)
             cells.append({
                 "site": index + 1,
+                "card": seen_from(side, index + 1),  # the viewer's number for it: their card that builds there
                 "parts": [list(part) for part in tower],
                 "owner": owner,
                 "owner_seat": state.seat_of(owner) if owner else None,
@@ -42,7 +45,6 @@ def player_view(state: State, player: int | None) -> dict[str, Any]:
                 "height": tower_height(tower),
             })
         cities[code] = {"name": board.name(code), "sites": cells}
-    sides = seat_sides(state.players)
     view: dict[str, Any] = {
         "game": "manhattan",
         "players": state.players,
@@ -57,8 +59,8 @@ def player_view(state: State, player: int | None) -> dict[str, Any]:
         "colors": [list(c) for c in colors],
         "side": list(sides),
         "side_names": [board.side_names[s] for s in sides],
-        "site_numbering": "sites are numbered 1-9 as seen from side 0 (south, seat 1's side); "
-                          "cards as seen from their player's own side",
+        "site_numbering": "sites are numbered 1-9 as seen from side 0 (south, player 1's side); "
+                          "cards, and each site's 'card', as seen from their player's (the viewer's) own side",
         "scores": list(state.scores),
         "color_scores": dict(state.color_scores),
         "supply": {c: list(v) for c, v in state.supply.items()},

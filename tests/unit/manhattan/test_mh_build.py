@@ -166,17 +166,31 @@ def test_the_floors_rule_in_the_engine(game4):
     assert "play 5 cairo 2" in legal and "play 5 cairo 1" not in legal
 
 
-def test_two_players_a_players_other_color_counts_as_another_owner(game2):
-    # M7: with two players every color is an owner of its own, as in the 4-player game
+def test_two_players_a_tower_of_either_of_your_colors_is_your_own(game2):
+    # M7: "a sky-scraper that belongs to him": with two players, a tower topped by either of a player's colors
     s = game2
     put(s, "cairo", 5, ("green", 3))
     s.hands[0] = [5, 5, 5, 5]
     give(s, "blue", 1, 3)
     give(s, "green", 1)
     legal = s.legal_commands()
-    assert "play 5 cairo blue 3" in legal
-    assert "play 5 cairo blue 1" not in legal
-    assert "play 5 cairo green 1" in legal
+    assert {"play 5 cairo blue 3", "play 5 cairo blue 1", "play 5 cairo green 1"} <= set(legal)
+    events = s.apply_command(0, "play 5 cairo blue 1")
+    assert s.cities["cairo"][4] == [["green", 3], ["blue", 1]]
+    assert events[0]["previous_owner"] == "green"
+    assert events[0]["text"].endswith(": 4 stories now, blue instead of green")
+
+
+def test_two_players_the_other_players_tower_needs_the_floors_of_the_color_built_with(game2):
+    # M6, M7: on the other player's tower only the color built with counts against the tower's top color
+    s = game2
+    put(s, "cairo", 5, ("green", 2), ("red", 3))  # player 2's tower; player 1 has 2 green floors in it
+    s.hands[0] = [5, 5, 5, 5]
+    give(s, "blue", 1, 3)
+    give(s, "green", 1)
+    legal = s.legal_commands()
+    assert "play 5 cairo blue 3" in legal and "play 5 cairo green 1" in legal
+    assert "play 5 cairo blue 1" not in legal  # 1 blue floor < 3 red; green's floors are not added
 
 
 def test_two_players_the_color_may_be_left_out_when_only_one_fits(game2):

@@ -248,7 +248,7 @@ def test_view_shows_everything_public():
     view = s.view(None)
     assert view["viewer"] is None and view["players"] == 4
     site = view["cities"]["cairo"]["sites"][3]
-    assert site == {"site": 4, "parts": [["red", 3], ["blue", 3]], "owner": "blue", "owner_seat": 0,
+    assert site == {"site": 4, "card": 4, "parts": [["red", 3], ["blue", 3]], "owner": "blue", "owner_seat": 0,
                     "floors": {"red": 3, "blue": 3}, "height": 6}
     assert view["cities"]["cairo"]["name"] == "Cairo"
     assert view["colors"] == [["blue"], ["red"], ["green"], ["black"]]
