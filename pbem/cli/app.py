@@ -16,6 +16,7 @@ from ..services.games import MAX_SEED
 from ..services.simulate import POLICIES, simulate
 from . import db as db_commands
 from . import demo as demo_commands
+from . import helptext  # noqa: F401 - what --help shows for an option's value
 from . import game as game_commands
 from . import mail as mail_commands
 from . import outbox as outbox_commands

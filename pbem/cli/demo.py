@@ -19,6 +19,7 @@ from ..demo.mailserver import MailServerError
 from ..demo.players import RobotError
 from ..services.games import MAX_SEED, BadRequest, checked_address
 from ..store.db import upgrade
+from ..words import plural
 from .context import app_context, fail, out
 
 MAIL_ERRORS = (IMAPClientError, OSError, RobotError, MailServerError)
@@ -29,7 +30,7 @@ def _say(line: str = "") -> None:
 
 
 def _turns(count: int) -> str:
-    return f"{count} turn" if count == 1 else f"{count} turns"
+    return plural(count, "turn")
 
 
 def _shown_url(url: str) -> str:
@@ -176,7 +177,7 @@ def _play(runner: Demo, pbem: str, stop: threading.Event, max_turns: int | None,
                 stop.wait(1.0)
             else:
                 progress.update(task, description=f"turn {runner.turns + 1}, decision {runner.decision}, "
-                                                  f"{runner.mails} mails delivered")
+                                                  f"{plural(runner.mails, 'mail')} delivered")
     if stop.is_set():
         return
     info = runner.info
@@ -194,9 +195,11 @@ def _play(runner: Demo, pbem: str, stop: threading.Event, max_turns: int | None,
             _say(f"{' and '.join(winners)} share the win ({scores}).")
         else:
             _say(f"The game ended without a winner ({scores}).")
-        _say(f"{_turns(runner.turns)}, {runner.decision} decisions, {runner.mails} mails in {elapsed:.0f} s.")
+        _say(f"{_turns(runner.turns)}, {plural(runner.decision, 'decision')}, {plural(runner.mails, 'mail')} in "
+             f"{elapsed:.0f} s.")
     else:
-        _say(f"stopped after {_turns(runner.turns)} (--max-turns); {runner.decision} decisions, {runner.mails} mails "
+        _say(f"stopped after {_turns(runner.turns)} (--max-turns); {plural(runner.decision, 'decision')}, "
+             f"{plural(runner.mails, 'mail')} "
              f"in {elapsed:.0f} s. The game stays unfinished.")
     _say(f"Game {runner.game_id} is in the archive: {pbem} game show {runner.game_id}   "
          f"{pbem} game export {runner.game_id}")

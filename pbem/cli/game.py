@@ -17,8 +17,10 @@ from ..services.timing import Timing
 from ..services.game_transfer import read_export
 from ..services.games import MAX_SEED, CommandRejected, GameInfo, ServiceError
 from ..timespans import TimingError, format_duration
+from ..services.notices import undo_words, with_names
 from ..services.transcript import export_text
 from ..store.models import GameStatus
+from ..words import plural
 from .context import app_context, fail, out
 
 app = typer.Typer(help="Games: create, inspect, play for a player, fix and archive.", no_args_is_help=True)
@@ -202,7 +204,7 @@ def game_legal(
         typer.echo(f"Game {info.id} is {'over' if info.over else info.status}: nobody acts.")
         return
     for email, commands in legal.items():
-        typer.echo(f"{_player(info, email)} may send ({len(commands)} commands):")
+        typer.echo(f"{_player(info, email)} may send ({plural(len(commands), 'command')}):")
         for command in commands:
             typer.echo(f"  {command}")
 
@@ -223,7 +225,12 @@ def game_play(
 
         pbem game play 3 --as ann@example.org "A; cards orange green; move white 34W" --reason "Ann asked by phone"
     """
-    done = app_context(ctx).service().submit(game, as_email, commands, source="cli", by="moderator", reason=reason)
+    service = app_context(ctx).service()
+    try:
+        done = service.submit(game, as_email, commands, source="cli", by="moderator", reason=reason)
+    except CommandRejected as exc:  # the engine says 'player 2 bids ...': the moderator reads names
+        exc.message = with_names(service.get(game), exc.message)
+        raise
     if as_json:
         _echo_json({"game": done.game_id, "seat": done.seat, "commands": done.commands, "effects": done.effects,
                     "events": [done.first_seq, done.last_seq], "over": done.over})
@@ -254,7 +261,9 @@ def game_history(
     for column in ("#", "time", "actor", "kind", "text", "source"):
         table.add_column(column)
     for e in entries:
-        text = e.text + (" (by the moderator)" if e.data.get("by") == "moderator" else "")
+        text = e.text + {"moderator": " (by the moderator)", "deadline": " (at the deadline)"}.get(e.data.get("by"), "")
+        if e.data.get("reason"):
+            text += f" (the moderator's reason: {e.data['reason']})"
         table.add_row(*map(escape, (str(e.seq), e.time.strftime("%Y-%m-%d %H:%M:%S"), e.actor, e.kind, text, e.source)))
     out.print(table)
 
@@ -277,8 +286,12 @@ def game_undo(
 
         pbem game undo 3 --to 12
     """
-    target, undone = app_context(ctx).service().undo(game, to=to, steps=steps, reason=reason)
-    typer.echo(f"Game {game} is back as it was after event {target}; {len(undone)} command(s) undone.")
+    service = app_context(ctx).service()
+    target, undone = service.undo(game, to=to, steps=steps, reason=reason)
+    names = {p.seat: p.name for p in service.get(game).players}
+    played = {e.seq: (e.seat, e.data.get("command", e.text)) for e in service.history(game) if e.seq in undone}
+    taken = f": the moderator {undo_words(names, [played[seq] for seq in undone], [])}" if undone else ""
+    typer.echo(f"Game {game} is back as it was after event {target}{taken}.")
 
 
 @app.command("replace-player")
@@ -359,7 +372,7 @@ def game_resend(
         pbem game resend 3 --player ann@example.org
     """
     count = app_context(ctx).service().resend(game, player)
-    typer.echo(f"Queued {count} mail(s) for game {game}; the worker sends them.")
+    typer.echo(f"Queued {plural(count, 'mail')} for game {game}; the worker sends them.")
 
 
 @app.command("export")

@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from ..services.mail_commands import MailCommands
+from ..words import plural
 from .context import app_context, fail, out
 
 MAX_MAIL_BYTES = 50 * 2**20  # larger than any mail server lets through
@@ -49,7 +50,7 @@ def mail_explain(
     # What the mail says is the sender's text: escaped, never read as Rich markup.
     out.print(f"[bold]From:[/] {escape(report.sender or '(no sender)')}    [bold]Subject:[/] {escape(report.subject)}",
               highlight=False)
-    out.print(f"[bold]Read:[/] {report.text.body_type} body, {len(report.text.lines)} line(s) of the player's own"
+    out.print(f"[bold]Read:[/] {report.text.body_type} body, {plural(len(report.text.lines), 'line')} of the player's own"
               + escape(f"; skipped: {', '.join(report.text.ignored)}" if report.text.ignored else ""), highlight=False)
     for line in report.text.lines:
         out.print(f"  | {line}", highlight=False, markup=False)

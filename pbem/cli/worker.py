@@ -12,6 +12,7 @@ from imapclient.exceptions import IMAPClientError
 from ..config import MailConfig
 from ..services.worker import MailWorker
 from ..store.db import is_transient
+from ..words import plural
 from .context import app_context, fail, out
 
 config_app = typer.Typer(help="The configuration: see whether it works.", no_args_is_help=True)
@@ -57,7 +58,7 @@ def worker(
             if not is_transient(exc):
                 raise
             fail(f"the database failed: {str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}")
-        log(f"pass: {len(report.processed)} mail(s) read, {len(report.sent.sent)} sent, "
+        log(f"pass: {plural(len(report.processed), 'mail')} read, {len(report.sent.sent)} sent, "
             f"{len(report.sent.retry)} to retry, {len(report.sent.failed)} failed")
         return
     stop = threading.Event()
@@ -95,7 +96,7 @@ def config_check(ctx: typer.Context) -> None:
         with Inbox(mail.imap, timeout=20) as inbox:
             box = inbox.open(mail.mailbox)
         out.print(f"imap {mail.imap.host}:{mail.imap.port} ({mail.imap.security})\n  ok: logged in as "
-                  f"{mail.imap.user}, {mail.mailbox} holds {len(box.uids)} mail(s)", highlight=False)
+                  f"{mail.imap.user}, {mail.mailbox} holds {plural(len(box.uids), 'mail')}", highlight=False)
     except (IMAPClientError, OSError) as exc:
         problems += 1
         out.print(f"imap {mail.imap.host}:{mail.imap.port}\n  FAILED: {exc}", highlight=False)

@@ -29,6 +29,7 @@ from ..services.games import GameInfo, GameService, HistoryEntry
 from ..services.worker import MailWorker, PassReport
 from ..store.models import GameStatus, OutboxMail, OutboxStatus
 from ..store.uow import UnitOfWork
+from ..words import plural
 from .mailserver import DemoMailServer, new_password
 from .players import Robot
 
@@ -206,7 +207,7 @@ class Demo:
             ).one()
         if waiting:
             raise DemoError(
-                f"the database holds {waiting} unsent mail(s) of other games, which the demo's worker would try to "
+                f"the database holds {plural(waiting, 'unsent mail')} of other games, which the demo's worker would try to "
                 "send; give the demo a database of its own, e.g. pbem --db sqlite:///pbem-demo.sqlite3 demo")
 
     def start(self) -> None:

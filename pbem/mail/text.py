@@ -547,7 +547,7 @@ _OURS = [
         r"^[^:>]{1,80}\splayed: \S",  # "Ann played: cards orange green"
         r"^\+-{5,}",  # box lines of the map
         r"^\|[0-9A-Z]{2,3}\s",  # "|34W 34th Street West |", "|CH City Hall"
-        r"^Board for .+ \(player \d+\)(\.|, seen from )",
+        r"^Board for .+ \((player|seat) \d+\)(\.|, seen from )",
         r"^THE CITIES: in each site\b",  # Manhattan's board (templates/manhattan/board.txt.j2)
         r"^PLAYERS\s+color\s+score\b",
         r"^\|[1-9] (\S+ \d+|  -)\s*\|",  # a row of a Manhattan city: "|1 blue 3  |2   -     |"
@@ -557,6 +557,7 @@ _OURS = [
         r"^CARD STACKS: top card\b",
         r"^PLAYERS\s+score\s+supply\b",
         r"^Waiting for: player \d",
+        r"^Waiting for: \S.{0,80}? (chooses|takes|moves|places|bids or passes|won)\b",  # "Waiting for: Bob bids ..."
         r"^Public board\.$",
         r"^The game is over\.$",
         r"^Building stops: ",

@@ -330,6 +330,18 @@ def with_names(context: Any, text: str) -> str:
     return re.sub(r"\bplayer (\d+)\b", named, text)
 
 
+@jinja2.pass_context
+def names_only(context: Any, text: str) -> str:
+    """'player 2 chooses ...' -> 'Bob chooses ...': players read names, never seat numbers."""
+    names = context["names"]
+
+    def named(match: re.Match[str]) -> str:
+        seat = int(match.group(1)) - 1
+        return names[seat] if 0 <= seat < len(names) else match.group(0)
+
+    return re.sub(r"\b[Pp]layer (\d+)\b", named, text)
+
+
 # =========================================================================== the environment
 
 
@@ -362,6 +374,7 @@ def _environment() -> jinja2.Environment:
         owner=owner,
         place=place,
         with_names=with_names,
+        names_only=names_only,
     )
     env.globals.update(beside=beside, high_bidder=high_bidder)
     return env

@@ -34,6 +34,7 @@ from ..store.models import DecisionClock, Game, GameStatus, Seat
 from ..store.uow import UnitOfWork
 from . import notices
 from ..timespans import format_duration, format_moment
+from ..words import plural
 from .deadlines import (CHECK_MARK, DIGEST_EVERY, LATE_NOTICE_EVERY, aware, get_mark, open_clock, open_clocks,
                         set_mark)
 from .ledger import MailLedger
@@ -111,11 +112,12 @@ class Timekeeper:
                         f"The mail worker did not look at the deadlines from {format_moment(last)} to "
                         f"{format_moment(now)} ({format_duration(gap.total_seconds())}).",
                         "",
-                        (f"The deadlines and reminders that fell in that time moved by as much, in game(s) "
-                         f"{', '.join(map(str, sorted(set(moved))))}, so they do not all fire at once."
+                        (f"The deadlines and reminders that fell in that time moved by as much, in "
+                         f"{'game' if len(set(moved)) == 1 else 'games'} {', '.join(map(str, sorted(set(moved))))}, "
+                         "so they do not all fire at once."
                          if moved else "No deadline or reminder fell in that time."),
                     ], self.games.new_message_id, now))
-                self.log(f"the worker was away {format_duration(gap.total_seconds())}; {len(moved)} deadline(s) moved")
+                self.log(f"the worker was away {format_duration(gap.total_seconds())}; {plural(len(moved), 'deadline')} moved")
             uow.commit()
 
     # ------------------------------------------------------------------ 2. games without a clock

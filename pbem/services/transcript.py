@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..games import get_game
+from .notices import named
 
 HEADER_KEYS = ("game", "players", "seed", "back_side")
 
@@ -74,9 +75,12 @@ def parse(text: str) -> tuple[dict[str, Any], list[tuple[int, str]]]:
 
 
 def export_text(doc: dict[str, Any]) -> str:
-    """A game export (see GameService.export) as text for people."""
+    """A game export (see GameService.export) as text for people: players by name, with the moderator's
+    reasons."""
     game = doc["game"]
     names = {p["seat"]: f"{p['name']} <{p['email']}>" for p in doc["players"]}
+    people = {p["seat"]: p["name"] for p in doc["players"]}
+    by_email = {p["email"]: p["name"] for p in doc["players"]}
     out = [
         f"# pbem game {game['id']}: {game['kind']} ({game['variant']}), {game['status']}",
         f"seed: {game['seed']}",
@@ -84,20 +88,25 @@ def export_text(doc: dict[str, Any]) -> str:
         f"created: {game['created_at']}",
         "",
     ]
-    out += [f"player {seat + 1}: {name}" for seat, name in sorted(names.items())]
+    out += [f"seat {seat + 1}: {name}" for seat, name in sorted(names.items())]
     out.append("")
     for e in doc["events"]:
         head = f"#{e['seq']} {e['time'][:19]} [{e['source']}] {e['actor']}"
+        reason = e["data"].get("reason")
+        why = f"    the moderator's reason: {reason}" if reason else ""
         if e["kind"] == "command":
-            by = " (by the moderator)" if e["data"].get("by") == "moderator" else ""
-            out.append(f"{head} as player {e['seat'] + 1}{by}: {e['text']}")
-            out.extend(f"    {effect}" for effect in e["data"].get("effects", []))
+            by = {"moderator": " (by the moderator)", "deadline": " (at the deadline)"}.get(e["data"].get("by"), "")
+            who = people.get(e["seat"], f"seat {e['seat'] + 1}")
+            out.append(f"{head} as {who}{by}: {e['text']}")
+            out.extend(f"    {named(people, effect)}" for effect in e["data"].get("effects", []))
         else:
             out.append(f"{head} {e['kind']} {e['text']}".rstrip())
+        out.extend([why] if why else [])
     out.append("")
     final = doc["final"]
-    out.append("final scores: " + ", ".join(f"{email} {score}" for email, score in final["scores"].items())
+    out.append("final scores: " + ", ".join(f"{by_email.get(email, email)} <{email}> {score}"
+                                            for email, score in final["scores"].items())
                + ("" if final["over"] else " (game not over)"))
     if final["winners"]:
-        out.append("winners: " + ", ".join(final["winners"]))
+        out.append("winners: " + ", ".join(f"{by_email.get(email, email)} <{email}>" for email in final["winners"]))
     return "\n".join(out) + "\n"

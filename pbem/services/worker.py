@@ -30,6 +30,7 @@ from ..adapters.outbox_sender import SendReport
 from ..config import MailConfig
 from ..mail.message import automatic_reason, is_bounce, ledger_key, sender, subject
 from ..mail.text import read_message
+from ..words import plural
 from ..store.db import DatabaseUnavailable, is_transient
 from ..store.models import InboundMail, OutboxMail, utcnow
 from . import notices
@@ -146,14 +147,14 @@ class MailWorker:
         lost = [m for m in map(outbox.show, failed) if m.recipient != self.mail.moderator]
         if lost:
             self.ledger.queue_mail(None, "", "", also=[notices.to_moderator(
-                self.mail.moderator, f"{len(lost)} mail(s) could not be sent",
+                self.mail.moderator, f"{plural(len(lost), 'mail')} could not be sent",
                 [f"#{m.id} to {m.recipient}: {m.subject} -- {m.last_error}" for m in lost]
                 + ["", "pbem outbox list --status failed shows them; pbem outbox retry queues them again."],
                 self.ledger.new_message_id, self.clock())])
 
     def _log_sent(self, sent: SendReport) -> None:
         if sent.sent or sent.failed:
-            self.log(f"sent {len(sent.sent)} mail(s), {len(sent.retry)} to retry, {len(sent.failed)} failed")
+            self.log(f"sent {plural(len(sent.sent), 'mail')}, {len(sent.retry)} to retry, {len(sent.failed)} failed")
 
     def read_inbox(self, inbox: Inbox, report: PassReport, stop: Callable[[], bool] = lambda: False) -> None:
         """Process every mail in the mailbox, each in its own transaction. Mails are claimed CLAIM_BATCH at a
@@ -164,7 +165,7 @@ class MailWorker:
         box = inbox.open(self.mail.mailbox)
         dead = self.claims.free_the_dead()
         if dead:
-            self.log(f"freed the mails and the outbox of {len(dead)} stopped worker(s): {', '.join(dead)}")
+            self.log(f"freed the mails and the outbox of {plural(len(dead), 'stopped worker')}: {', '.join(dead)}")
         last = self.ledger.last_uid(box.name, box.uidvalidity)
         for start in range(0, len(box.uids), CLAIM_BATCH):
             if stop():

@@ -605,7 +605,8 @@ class Mailboxes:
             if len(found) >= count:
                 return found
             if time.monotonic() > deadline:
-                raise AssertionError(f"{user}'s {folder} has {len(found)} message(s) after {timeout} s, expected {count}")
+                raise AssertionError(f"{user}'s {folder} has {len(found)} message{'' if len(found) == 1 else 's'} after "
+                                     f"{timeout} s, expected {count}")
             time.sleep(0.05)
 
     def empty(self) -> None:

@@ -84,16 +84,23 @@ def test_the_moderators_day(database_url: str, tmp_path: Path, pbem, one_line_er
     assert [h["kind"] for h in history] == ["created", "command"]
     assert history[1]["data"]["by"] == "moderator" and history[1]["actor"] == ANN
 
-    one_line_error(pbem(url, "game", "play", game, "--as", ANN, "place 34W orange", check=False), "not your turn")
+    not_yours = pbem(url, "game", "play", game, "--as", ANN, "place 34W orange", check=False)
+    one_line_error(not_yours, "not your turn")
+    assert "Cy places a starting skyscraper" in not_yours.stderr and "player 3" not in not_yours.stderr
     one_line_error(pbem(url, "game", "play", game, "--as", CY, "place CH orange", check=False), "line 1")
     one_line_error(pbem(url, "game", "play", game, "--as", "eve@example.org", "A", check=False), "does not play")
     one_line_error(pbem(url, "game", "show", "42", check=False), "there is no game 42")
 
-    assert "1 command(s) undone" in pbem(url, "game", "undo", game, "--steps", "1").stdout
+    undone = pbem(url, "game", "undo", game, "--steps", "1", "--reason", "a slip").stdout
+    assert f"the moderator took back 1 command: Ann's '{first}'." in undone, undone
     assert json.loads(pbem(url, "game", "show", game, "--json").stdout)["state"] == shown["state"]
     one_line_error(pbem(url, "game", "undo", game, check=False), "exactly one of --to N or --steps N")
 
-    assert "Dora" in pbem(url, "game", "replace-player", game, BOB, "dora@example.org", "--name", "Dora").stdout
+    assert "Dora" in pbem(url, "game", "replace-player", game, BOB, "dora@example.org", "--name", "Dora",
+                          "--reason", "Bob left").stdout
+    shown_history = " ".join(pbem(url, "game", "history", game).stdout.split())
+    assert shown_history.count("the moderator's reason:") == 2, shown_history  # the table may wrap the rest
+    assert "slip" in shown_history and "Bob left" in shown_history
     assert pbem(url, "game", "pause", game).stdout.strip() == "Game 1 is paused."
     one_line_error(pbem(url, "game", "play", game, "--as", ANN, first, check=False), "paused")
     pbem(url, "game", "resume", game)
@@ -102,6 +109,8 @@ def test_the_moderators_day(database_url: str, tmp_path: Path, pbem, one_line_er
     pbem(url, "game", "export", game, "--output", str(exported))
     text = pbem(url, "game", "export", game, "--format", "text").stdout
     assert "seed: 31" in text and "undo" in text and "dora@example.org" in text
+    assert "the moderator's reason: Bob left" in text and "the moderator's reason: a slip" in text
+    assert "as Ann (by the moderator)" in text and "player 1" not in text
     copy = pbem(url, "game", "import", str(exported)).stdout.strip()
     assert copy == "2"
     original = json.loads(pbem(url, "game", "show", game, "--json").stdout)

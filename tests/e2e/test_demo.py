@@ -94,7 +94,7 @@ def test_demo_refuses_bad_options_and_a_database_with_real_mail_to_send(tmp_path
     one_line_error(run_demo("--human", "bob@demo.test"), "is taken by the demo itself")
     # A game played for real has its opening mails queued: the demo's worker would send them, so it refuses.
     pbem(url, "game", "new", "fifth-avenue", "--player", "Ann=ann@example.org", "--player", "Bob=bob@example.org")
-    one_line_error(run_demo("--players", "2", "--max-turns", "1"), "unsent mail(s) of other games")
+    one_line_error(run_demo("--players", "2", "--max-turns", "1"), "holds 2 unsent mails of other games")
     assert json.loads(pbem(url, "outbox", "list", "--json").stdout)[0]["status"] == "queued"
 
 

@@ -14,7 +14,7 @@ def test_a_mail_that_can_never_be_sent_is_told_to_the_moderator(table, dovecot) 
     worker.run_once()
     worker.run_once()  # the moderator's mail was queued after the failure: it goes out on the next pass
     (told,) = inbox(dovecot, "dee")
-    assert str(told["Subject"]) == "[pbem] moderator: 1 mail(s) could not be sent"
+    assert str(told["Subject"]) == "[pbem] moderator: 1 mail could not be sent"
     said = " ".join(text(told).split())
     assert "to zed@example.test: [Fifth Avenue #1] info: a new game begins -- 550" in said
     assert "pbem outbox retry" in said
@@ -37,8 +37,8 @@ def test_moderator_changes_reach_every_player_with_the_reason(table, dovecot) ->
         said = [" ".join(text(m).split()) for m in inbox(dovecot, user)]
         assert any(f"The moderator played for {'you' if user == 'ann' else 'Ann'}: {first}. The moderator says: "
                    "Ann asked by phone" in s for s in said), said
-        assert any("the moderator undid 1 command(s)" in s and "The moderator says: she changed her mind" in s
-                   for s in said)
+        assert any("The moderator took back 1 command: Ann's 'A'." in s
+                   and "The moderator says: she changed her mind" in s for s in said), said
         assert any("the moderator set the deadlines: 2 days for a decision" in s and "we play faster now" in s
                    for s in said)
     reasons = [h.data["reason"] for h in games.history(game_id) if "reason" in h.data]
@@ -51,3 +51,19 @@ def test_moderator_changes_reach_every_player_with_the_reason(table, dovecot) ->
     assert [str(m["Subject"]) for m in again] == ["[Fifth Avenue #1] your turn (decision 6)"]
     assert "The moderator sent the board again" in text(again[0]) and "Answer by" in " ".join(text(again[0]).split())
     assert games.resend(game_id) == 3
+
+
+def test_a_replaced_player_is_told_by_mail_that_they_no_longer_play(table, dovecot) -> None:
+    clock, games, worker = table
+    game_id = games.create_game("fifth-avenue", [ANN, BOB, ("Cy", "cy@example.test")], seed=3)
+    worker.run_once()
+    before = len(inbox(dovecot, "bob"))
+    games.replace_player(game_id, BOB[1], "dee@example.test", "Dee", reason="Bob moved abroad")
+    worker.run_once()
+    (told,) = inbox(dovecot, "bob")[before:]
+    assert str(told["Subject"]) == f"[pbem] Fifth Avenue #{game_id}: you no longer play"
+    said = " ".join(text(told).split())
+    assert f"you no longer play in Fifth Avenue #{game_id}" in said and "to Dee." in said
+    assert "The moderator says: Bob moved abroad" in said
+    moderator_history = [h for h in games.history(game_id) if h.kind == "replace_player"]
+    assert moderator_history[0].data["reason"] == "Bob moved abroad"

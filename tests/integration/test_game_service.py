@@ -121,7 +121,7 @@ def test_a_bad_line_changes_nothing(service: GameService, db_engine) -> None:
         (lambda s, g: s.create_game("chess", PLAYERS), BadRequest, "unknown game"),
         (lambda s, g: s.create_game("fifth-avenue", PLAYERS[:1]), BadRequest, "for 2, 3, 4 players"),
         (lambda s, g: s.create_game("fifth-avenue", [PLAYERS[0], PLAYERS[0]]), BadRequest, "different email"),
-        (lambda s, g: s.undo(g, steps=1), BadRequest, "cannot undo 1 commands"),
+        (lambda s, g: s.undo(g, steps=1), BadRequest, "cannot undo 1 command: 0 are in force"),
         (lambda s, g: s.undo(g, to=7), BadRequest, "there is no event 7"),
         (lambda s, g: s.replace_player(g, "eve@example.org", "x@example.org"), PlayerNotInGame, "does not play"),
         (lambda s, g: s.replace_player(g, "ann@example.org", "bob@example.org"), BadRequest, "already plays"),

@@ -345,7 +345,7 @@ def test_current_auction_shows_site_bids_passes_and_high_bid():
     sets = section(text, "AUCTIONS:")
     assert "Ann brought the white commissioner back to City Hall" in sets
     assert "Still to come: Central Park." in sets
-    assert "Turn: Ann (player 1), action C; it goes on after the auctions." in text
+    assert "Turn: Ann (seat 1), action C; it goes on after the auctions." in text
 
 
 def test_central_park_auction_shows_its_color():

@@ -223,6 +223,13 @@ class _Reader:
             )
         return code
 
+    def at_place(self) -> bool:
+        """Whether a place (a district, CH or CP) comes next; reads nothing."""
+        start = self.i
+        found = self._longest(_place_table(self.board)) is not None
+        self.i = start
+        return found
+
     def plot(self) -> str:
         if not self.more():
             raise self.error("a plot color is missing")
@@ -310,6 +317,13 @@ def parse_command(board: Board, text: str) -> Action | PartialMove:
         return PlaceBusiness(business, district, plot)
     if word in ("c", "move"):
         commissioner = r.commissioner(required=False)
+        if commissioner is None and r.more() and not r.at_place():
+            who = " or ".join(board.commissioners)
+            if len(r.toks) - r.i > 1:  # 'move whte 34E': a word where the commissioner goes
+                raise r.error(f"'{r.peek()}' is not a commissioner (the commissioners are "
+                              f"{' and '.join(board.commissioners)})")
+            raise r.error(f"'{r.peek()}' is neither a commissioner ({who}) nor a destination (CH, "
+                          + ", ".join(board.district_codes) + ", CP)")
         destination = r.place("a destination") if r.more() else None
         r.done()
         if commissioner is None or destination is None:

@@ -336,6 +336,8 @@ def test_our_whole_mail_pasted_back(board):
         "|34W 34th Street West | |34E 34th Street East |",
         "|CH City Hall                                 |",
         "Board for Ann (player 1).",
+        "Board for Ann (seat 1).",
+        "Waiting for: Bob bids or passes in the auction for Times Square.",
         "THE CITY: commissioners walk from City Hall to Central Park",
         "SUPPLY ROW: action B places a business from the current set (>)",
         "CARD STACKS: top card (cards in the stack)",

@@ -1,0 +1,23 @@
+"""Small helpers for English text people read: a count with its noun, a list joined with 'and'."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """'1 command', '2 commands', '0 commands' (``words``: the plural when it is not ``word`` + 's')."""
+    return f"{count} {word if count == 1 else words or word + 's'}"
+
+
+def listing(items: Iterable[str], limit: int = 0) -> str:
+    """'a', 'a and b', 'a, b and c'; with ``limit``, the first ``limit`` items and 'N more'."""
+    items = list(items)
+    if limit and len(items) > limit:
+        items = items[:limit] + [f"{len(items) - limit} more"]
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+__all__ = ["listing", "plural"]
