@@ -11,6 +11,7 @@ mail (the rate limit, a stranger's one reply a day).
 from __future__ import annotations
 
 import traceback
+from dataclasses import dataclass
 from datetime import datetime
 from email.utils import make_msgid
 from typing import Callable, Iterable
@@ -30,6 +31,16 @@ def error_summary(exc: BaseException) -> str:
     first = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}".strip()
     frames = traceback.format_exception(exc, limit=-3)
     return (first[:500] + "\n" + "".join(frames)[-(ERROR_SUMMARY - 520):]).strip()
+
+
+@dataclass(frozen=True)
+class AskedDecision:
+    """The decision a game mail asked for: the engine's move count, its context's key and words."""
+
+    game_id: int
+    number: int | None
+    key: str = ""
+    words: str = ""
 
 
 class MailLedger:
@@ -95,6 +106,31 @@ class MailLedger:
             return list(uow.session.exec(
                 select(OutboxMail.game_id, OutboxMail.recipient).where(OutboxMail.message_id.in_(message_ids))
             ).all())
+
+    def asked_in_reply(self, message_ids: list[str]) -> AskedDecision | None:
+        """What the first of these Message-IDs that is a game mail we sent asked for (its ``number`` is None
+        when that mail asked for no decision); None when none of them is one of our game mails."""
+        if not message_ids:
+            return None
+        with UnitOfWork(self.engine) as uow:
+            rows = uow.session.exec(
+                select(OutboxMail.message_id, OutboxMail.game_id, OutboxMail.decision, OutboxMail.decision_key,
+                       OutboxMail.decision_words)
+                .where(OutboxMail.message_id.in_(message_ids), OutboxMail.game_id.is_not(None))  # type: ignore[union-attr]
+            ).all()
+        found = {mid: AskedDecision(game_id, number, key, words) for mid, game_id, number, key, words in rows}
+        return next((found[mid] for mid in message_ids if mid in found), None)
+
+    def asked(self, game_id: int, number: int) -> AskedDecision | None:
+        """The decision ``number`` of a game as its latest mail that asked for it recorded it (after an undo a
+        number can come back, and then the latest is the one players saw last)."""
+        with UnitOfWork(self.engine) as uow:
+            row = uow.session.exec(
+                select(OutboxMail.decision_key, OutboxMail.decision_words)
+                .where(OutboxMail.game_id == game_id, OutboxMail.decision == number)
+                .order_by(OutboxMail.id.desc()).limit(1)  # type: ignore[union-attr]
+            ).first()
+        return AskedDecision(game_id, number, row[0], row[1]) if row else None
 
     # ------------------------------------------------------------------ writing
 

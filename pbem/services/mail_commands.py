@@ -24,10 +24,13 @@ from .. import render
 from ..games import get_game
 from ..mail.message import decision, game_tag, message_id, references, sender, subject
 from ..mail.text import MailText, extract_text, read_message
-from .ledger import MailLedger
-from .games import CommandRejected, GameInfo, GameNotActive, GameNotFound, GameService, PlayerNotInGame, ServiceError
+from ..games.errors import CommandError
+from ..games.legal import compact
+from .ledger import AskedDecision, MailLedger
+from .games import (CommandRejected, DecisionMoved, GameInfo, GameNotActive, GameNotFound, GameService,
+                    PlayerNotInGame, ServiceError, split_lines)
 from ..store.models import GameStatus, InboundMail
-from .notices import subject_tag, thread_root
+from .notices import subject_tag, thread_root, with_names
 from .refusals import REFUSED
 
 INFO_WORDS = ("help", "board", "hand", "legal", "history")
@@ -70,8 +73,10 @@ class MailReport:
     game_id: int | None = None
     matched_by: str = ""  # game line, subject, reply to our mail, only active game
     seat: int | None = None
-    decision: int | None = None
+    decision: int | None = None  # the decision the mail answered (None: it named none)
     current_decision: int | None = None
+    answered: str = ""  # that decision in words ("the auction for 34th Street West")
+    open_now: str = ""  # the decision the game waits for, in words: the one an untagged mail applies to
     lines: list[LineReport] = field(default_factory=list)
     effects: list[str] = field(default_factory=list)
     reply_to: str | None = None
@@ -199,7 +204,7 @@ class MailCommands:
         game_id = info.id
         report.game_id, report.current_decision = game_id, info.state.moves
         report.thread = thread_root(info, self.games.mail_domain)
-        report.decision = decision(report.subject, report.text.body)
+        answered = self._answered(msg, report, info)
         try:
             report.seat = next(p.seat for p in info.players if p.email == report.sender)
         except StopIteration:
@@ -255,7 +260,7 @@ class MailCommands:
         if absences is None:
             pass  # refused, and said why: nothing of the mail applies
         elif commands:
-            self._apply(report, info, commands, dry_run)
+            self._apply(report, info, commands, answered, dry_run)
         elif away:
             report.outcome = "away"
         elif not asked:
@@ -293,7 +298,7 @@ class MailCommands:
         for line in lines:
             try:
                 first, last = parse_away(line)
-                self.games.check_absence(report.sender or "", first, last, planned=len(found))
+                self.games.absences.check(report.sender or "", first, last, planned=len(found))
             except (ValueError, ServiceError) as exc:
                 report.outcome = "rejected"
                 why = exc.message if isinstance(exc, ServiceError) else str(exc)
@@ -309,7 +314,7 @@ class MailCommands:
         for _line, first, last in absences:
             days = (last - first).days + 1
             if not dry_run:
-                self.games.add_absence(report.sender or "", first, last)
+                self.games.absences.add(report.sender or "", first, last)
             notes.append(f"away from {first:%A %-d %B} to {last:%A %-d %B %Y}: deadlines in that time move "
                          f"{days} day{'s' if days != 1 else ''} later; the other players are told")
         return notes
@@ -366,33 +371,72 @@ class MailCommands:
                             f"of that game (its subject carries [... #{example}]).")]
         return lines
 
-    def _apply(self, report: MailReport, info: GameInfo, commands: list[str], dry_run: bool) -> None:
-        stale = report.decision is not None and report.decision < info.state.moves
-        note = self._note_for_sender(report, commands)
+    def _answered(self, msg: Any, report: MailReport, info: GameInfo) -> AskedDecision | None:
+        """The decision the mail answers: the one our mail it replies to asked for, else the one a tag in its
+        subject or quoted text names. A reply to a mail of ours that asked for nothing (or to another game's
+        mail) answers none: its quoted text is that other mail's, not a decision of this game."""
+        key, words = get_game(info.kind).decision_context(info.state)
+        report.open_now = with_names(info, words)
+        replied = self.ledger.asked_in_reply(references(msg))
+        if replied is not None:
+            answered = replied if replied.game_id == info.id and replied.number is not None else None
+        else:
+            number = decision(report.subject, report.text.body)
+            answered = None if number is None else self.ledger.asked(info.id, number) or AskedDecision(info.id, number)
+        if answered is not None:
+            report.decision = answered.number
+            report.answered = answered.words or f"decision {answered.number}"
+        return answered
+
+    def _apply(self, report: MailReport, info: GameInfo, lines: list[str], answered: AskedDecision | None,
+               dry_run: bool) -> None:
+        commands = [command for line in lines for command in split_lines(line)]  # 'A; cards orange gray': two
+        note = self._note_for_sender(report, lines)
+        if answered is None:
+            note = [f"Your mail did not answer a mail that asked for a decision, so it was applied to the one "
+                    f"open: {self._yours(report, info, report.open_now)} (decision {info.state.moves}).", *note]
         try:
             done = self.games.submit(info.id, report.sender or "", "\n".join(commands),
                                      source=f"mail:{report.message_id}" if report.message_id else "mail",
-                                     dry_run=dry_run, sender_note=note, inbound=self._inbound)
-        except CommandRejected as exc:
-            report.outcome = "stale" if stale else "rejected"
-            failing = exc.line_number - 1
-            for i, line in enumerate(commands):
-                if i < failing:
-                    report.lines.append(LineReport(line, "not done", "fine, but a mail applies all its commands or none"))
-                elif i == failing:
-                    legal = ", ".join(exc.legal[:8]) + (" ..." if len(exc.legal) > 8 else "")
-                    why = exc.error.message + (f" Legal now: {legal}." if legal else "")
-                    report.lines.append(LineReport(line, "not done", why))
-                else:
-                    report.lines.append(LineReport(line, "not done", "not reached"))
+                                     dry_run=dry_run, sender_note=note, inbound=self._inbound, answered=answered)
+        except DecisionMoved as exc:
+            report.outcome = "stale"
+            report.open_now, report.current_decision = exc.now, exc.number
+            report.lines.extend(LineReport(command, "not done", "not applied: the decision it answered is over")
+                                for command in commands)
+            return
+        except CommandRejected:
+            report.outcome = "rejected"
+            report.lines.extend(self._check_whole(info, report.seat, commands))
             return
         except (GameNotActive, PlayerNotInGame) as exc:
             report.outcome = "inactive"
-            report.lines.extend(LineReport(line, "not done", exc.message) for line in commands)
+            report.lines.extend(LineReport(command, "not done", exc.message) for command in commands)
             return
         report.outcome = "applied"
         report.effects = done.effects
         report.lines.extend(LineReport(line, "done", command) for line, command in zip(commands, done.commands))
+
+    @staticmethod
+    def _check_whole(info: GameInfo, seat: int | None, commands: list[str]) -> list[LineReport]:
+        """Every command of a refused mail checked, in order, on a scratch copy of the game where the good ones
+        apply and the wrong ones are skipped: each wrong line gets its own reason in one reply."""
+        scratch = info.state.clone()
+        reports = []
+        for command in commands:
+            try:
+                scratch.apply_action(seat, scratch.parse(seat, command))
+            except CommandError as exc:
+                reports.append(LineReport(command, "not done", with_names(info, exc.message)))
+            else:
+                reports.append(LineReport(command, "not done", "fine, but a mail applies all its commands or none"))
+        return reports
+
+    @staticmethod
+    def _yours(report: MailReport, info: GameInfo, words: str) -> str:
+        """'Ann's turn' as Ann reads it: 'your turn'."""
+        name = next((p.name for p in info.players if p.seat == report.seat), None)
+        return f"your{words[len(name) + 2:]}" if name and words.startswith(f"{name}'s") else words
 
     @staticmethod
     def _as_it_would_be(info: GameInfo, report: MailReport) -> GameInfo:
@@ -417,12 +461,16 @@ class MailCommands:
     def _summary(self, report: MailReport, info: GameInfo) -> list[str]:
         lines: list[str] = []
         if report.outcome == "stale":
-            lines += [_wrap(f"The game moved on since the mail you answered (decision {report.decision}; now "
-                            f"{report.current_decision}), and your commands do not fit the new situation. "
-                            "Nothing was applied. This is where the game stands now:"), ""]
+            lines += [_wrap(f"Your mail answered {self._yours(report, info, report.answered)} (decision "
+                            f"{report.decision}), which is over: the game now waits for "
+                            f"{self._yours(report, info, report.open_now)} (decision {report.current_decision}). "
+                            "Nothing of your mail was applied. The game as it stands is below; answer this mail "
+                            "to play now."), ""]
         elif report.outcome == "rejected":
-            lines += [_wrap("Nothing of your mail was applied: one line was refused, and a mail applies all of "
-                            "its commands or none."), ""]
+            wrong = sum(1 for r in report.lines if r.status == "not done" and not r.note.startswith("fine,"))
+            lines += [_wrap(f"Nothing of your mail was applied: {'one line was' if wrong == 1 else f'{wrong} lines were'} "
+                            "refused, and a mail applies all of its commands or none. Each line was checked as "
+                            "if the good ones before it had been applied."), ""]
         elif report.outcome == "inactive":
             lines += [_wrap(f"Game {info.id} is {info.status}: no commands are accepted now."), ""]
         done = [r for r in report.lines if r.status == "done"]
@@ -440,7 +488,7 @@ class MailCommands:
         if ignored:
             lines.append("Ignored:")
             lines += [_wrap(r.line, "  ") for r in ignored[:MAX_LISTED]] + _and_more(len(ignored))
-        if report.outcome in ("stale", "rejected"):
+        if report.outcome in ("stale", "rejected") and report.seat == info.state.current_player():
             lines += ["", *self._answer("legal", info, report)]
         if report.outcome == "stale":
             lines += ["", *self._answer("board", info, report)]  # the situation now, not the one answered
@@ -467,10 +515,8 @@ class MailCommands:
                 return ["The game is over."]
             if to_act != seat:
                 return [_wrap(f"It is not your turn: waiting for {names[to_act]}.")]
-            legal = state.legal_commands()
-            shown = legal[:40]
-            return [f"You may send ({len(legal)} commands):"] + [f"  {c}" for c in shown] + (
-                [f"  ... and {len(legal) - len(shown)} more"] if len(legal) > len(shown) else [])
+            shapes = get_game(info.kind).legal_shapes(state)
+            return ["You may send now (<a|b> means a or b):"] + [_wrap(shape, "  ") for shape in shapes]
         if word == "history":
             entries = [h for h in self.games.history(info.id) if h.kind == "command"][-HISTORY_LINES:]
             return ["The last commands:"] + [

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Optional
 
-from sqlalchemy import JSON, BigInteger, Column, DateTime, MetaData, String, Text, UniqueConstraint, event
+from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, MetaData, String, Text, UniqueConstraint, event
 from sqlmodel import Field, SQLModel
 
 from ..mail.message import MAX_ADDRESS
@@ -158,6 +158,7 @@ class OutboxStatus:
 
 class OutboxMail(SQLModel, table=True):
     __tablename__ = "outbox"
+    __table_args__ = (Index("ix_outbox_decision", "game_id", "decision"),)
 
     id: Optional[int] = Field(default=None, primary_key=True)
     game_id: Optional[int] = Field(default=None, foreign_key="games.id", index=True)
@@ -174,6 +175,11 @@ class OutboxMail(SQLModel, table=True):
     message_id: str = _string(MESSAGE_ID, unique=True)
     created_at: datetime = _when(nullable=False)
     claimed_by: str = _string(OWNER, default="", sa_column_kwargs={"server_default": ""})  # the sending worker
+    # The decision a game mail asked its recipient for (the engine's move count), with its context's key and
+    # words: a reply to this mail applies only while that context is still open (services.mail_commands).
+    decision: Optional[int] = None
+    decision_key: str = _string(OWNER, default="", sa_column_kwargs={"server_default": ""})
+    decision_words: str = _string(SUBJECT, default="", sa_column_kwargs={"server_default": ""})
 
 
 class DecisionClock(SQLModel, table=True):

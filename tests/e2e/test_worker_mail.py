@@ -194,8 +194,11 @@ class DovecotMail:
 def test_a_complete_game_entirely_by_mail(kind, players, seed, database, request, dovecot, smtp_server,
                                           mail_config) -> None:
     """Every decision of a whole game, from the first placement to the final scoring, is read by its player
-    from their own inbox and answered by mail, quoting the request; the worker does the rest."""
-    from pbem.demo.players import Robot
+    from their own inbox and answered by mail, quoting the request; the worker does the rest. Players split
+    their turns: every later phase of a turn answers the turn's first mail. Now and then a player answers an
+    old mail whose decision is over: nothing applies and the reply says so. At the end, every sentence that
+    names a player or a Manhattan site is checked against the game from its reader's side."""
+    from pbem.demo.players import Robot, listed_commands, pick, reply_like_a_client, text_of
 
     engine = make_engine(request.getfixturevalue(f"{database}_url"))
     games = GameService(engine, mail_domain="example.test")
@@ -203,24 +206,43 @@ def test_a_complete_game_entirely_by_mail(kind, players, seed, database, request
     game_id = games.create_game(kind, seats, seed=seed)
     worker = MailWorker(engine, mail_config)
     mail = DovecotMail(dovecot, smtp_server)
-    title = get_game(kind).TITLE
-    robots = [Robot(mail, name, address, seed * 10 + n, subject_tag=f"[{title} #{game_id}]")
+    rules = get_game(kind)
+    robots = [Robot(mail, name, address, seed * 10 + n, subject_tag=f"[{rules.TITLE} #{game_id}]")
               for n, (name, address) in enumerate(seats)]
     played: list[tuple[int, str]] = []
+    first_of_context: dict[int, tuple[object, str]] = {}  # seat -> (the first mail of its open context, its key)
+    stale = split = 0
     worker.run_once()
     try:
         while not (info := games.get(game_id)).over:
             seat = info.state.current_player()
-            # The request must be in this player's own inbox, or answer() gives up.
-            reply = robots[seat].answer(info.state.moves, GAME, timeout=10)
-            played.append((seat, reply.command))
+            key, _ = rules.decision_context(info.state)
+            robot, sender = robots[seat], f"{seats[seat][0]} <{seats[seat][1]}>"
+            asked = robot.request(info.state.moves, timeout=10)  # in this player's own inbox, or it gives up
+            old = first_of_context.get(seat)
+            if old is not None and old[1] != key and len(played) % 5 == 2:
+                robot.send(reply_like_a_client(old[0], sender, listed_commands(text_of(old[0]))[0]), GAME)
+                report = worker.run_once()
+                assert [outcome for _, _, outcome in report.processed] == ["stale"], report.processed
+                assert games.get(game_id).state.moves == info.state.moves
+                told = " ".join(text_of(inbox(dovecot, seats[seat][1].split("@")[0])[-1]).split())
+                assert "which is over: the game now waits for" in told, told[:300]
+                stale += 1
+            if old is None or old[1] != key:
+                first_of_context[seat] = old = (asked, key)
+            else:
+                split += 1
+            command = pick(listed_commands(text_of(asked)), robot.rng)
+            robot.send(reply_like_a_client(old[0], sender, command), GAME)
+            played.append((seat, command))
             report = worker.run_once()
             assert [outcome for _, _, outcome in report.processed] == ["applied"], (played[-1], report.processed)
             assert len(played) < 1000, "the game does not end"
     finally:
         for robot in robots:
             robot.close()
-    reference = get_game(kind).new_game(players, seed)
+    assert stale >= 3 and (split >= 20 or kind == "manhattan"), (stale, split)
+    reference = rules.new_game(players, seed)
     for seat, command in played:
         reference.apply_command(seat, command)
     assert reference.is_terminal() and games.get(game_id).state.to_json() == reference.to_json()
@@ -228,9 +250,45 @@ def test_a_complete_game_entirely_by_mail(kind, players, seed, database, request
     assert [(h.seat, h.data["command"]) for h in history] == played
     assert all(h.source.startswith("mail:<") for h in history)
     winner = games.get(game_id).players[reference.result["winners"][0]].name
-    for _, address in seats:
-        last = inbox(dovecot, address.split("@")[0])[-1]
+    for seat, (name, address) in enumerate(seats):
+        mails = inbox(dovecot, address.split("@")[0])
+        last = mails[-1]
         assert "game over" in last["Subject"] and winner in last["Subject"]
         body = last.get_body(("plain",)).get_content()
         assert "The game is over." in body and ("FINAL SCORING" in body or kind != "fifth-avenue")
+        sites = _every_sentence_is_true_for(seat, [text_of(m) for m in mails], seats, played, reference)
+        assert sites >= 10 or kind != "manhattan", sites  # the check saw the sentences it is about
     engine.dispose()
+
+
+def _every_sentence_is_true_for(seat: int, bodies: list[str], seats, played, final) -> int:
+    """The reader's mails name players, never 'player N'; whoever a mail says played a command played it; a
+    Manhattan site a sentence names is, on the reader's own board, the site the part stands on. Returns how
+    many site sentences it checked."""
+    checked = 0
+    names = [name for name, _ in seats]
+    commands_of = {name: {command for s, command in played if names[s] == name} for name in names}
+    view = final.view(seat)
+    cities = "|".join(re.escape(data["name"]) for data in view.get("cities", {}).values()) or "-"
+    built = re.compile(rf"(\w+) played card \d and built an? (\d)-story part on site (\d) of ({cities})")
+    for body in bodies:
+        text = " ".join(body.split())
+        named = "|".join(names)
+        # 'player 2' alone never names anybody; 'player 2 (Bob)' and 'Bob (player 2)' (a seat number) do.
+        bare = re.sub(rf"[Pp]layer \d \(({named})\)|({named}) \([Pp]layer \d\)", "", text)
+        assert not re.search(r"\b[Pp]layer \d\b", bare), re.search(r".{60}\b[Pp]layer \d\b.{60}", bare)
+        for paragraph in body.split("\n\n"):
+            words = " ".join(paragraph.split())
+            for found in re.finditer(r"(?:^|\. )(\w+) played: (.+?)(?=\. \w+ played: |\. Then: |\. The moderator|\.?$)",
+                                     words):
+                if found.group(1) in commands_of:
+                    listed = found.group(2).split("; ")
+                    assert set(listed) <= commands_of[found.group(1)], (found.group(1), listed)
+        for who, size, site, city in built.findall(text):
+            color_of = {names[s]: colors for s, colors in enumerate(final.colors)}
+            code = next(c for c, data in view["cities"].items() if data["name"] == city.strip())
+            cell = next(cell for cell in view["cities"][code]["sites"] if cell["card"] == int(site))
+            assert any(color in color_of.get(who, ()) and part_size == int(size)
+                       for color, part_size in cell["parts"]), (seat, who, size, site, city, cell)
+            checked += 1
+    return checked

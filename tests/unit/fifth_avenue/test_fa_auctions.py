@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from unittest.mock import ANY
 import pytest
 
 from pbem.games.errors import IllegalCommandError
@@ -82,14 +83,14 @@ def test_auctions_interrupt_action_c_and_the_turn_resumes_with_cards(game4):
     assert auction(s)["site"] == "CP"
     events = pass_all(s)
     assert "auctions_end" in kinds(events)
-    assert top(s) == {"kind": "turn", "player": RED, "action": "C", "phase": 2}
+    assert top(s) == {"kind": "turn", "player": RED, "action": "C", "phase": 2, "opened": ANY}
     s.apply_command(RED, "cards orange green")
     # ...and may trigger again with the other commissioner as the 3rd action
     s.commissioners["beige"] = "CP"
     s.apply_command(RED, "move beige CH")
     assert auction(s)["site"] == "CP"
     pass_all(s)
-    assert top(s) == {"kind": "turn", "player": YELLOW, "action": None, "phase": 1}
+    assert top(s) == {"kind": "turn", "player": YELLOW, "action": None, "phase": 1, "opened": ANY}
 
 
 def test_auctions_interrupt_the_third_action_then_the_next_player_goes_on(game4):
@@ -98,7 +99,7 @@ def test_auctions_interrupt_the_third_action_then_the_next_player_goes_on(game4)
     assert auction(s)["site"] == "42E"
     pass_all(s)
     pass_all(s)
-    assert top(s) == {"kind": "turn", "player": YELLOW, "action": None, "phase": 1}
+    assert top(s) == {"kind": "turn", "player": YELLOW, "action": None, "phase": 1, "opened": ANY}
     assert len(s.frames) == 1
 
 

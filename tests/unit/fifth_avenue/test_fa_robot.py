@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from unittest.mock import ANY
 from collections import Counter
 
 import pytest
@@ -228,7 +229,7 @@ def test_robot_wins_central_park_and_builds_nothing():
     general = list(s.general)
     trigger_auctions(s, [])
     pass_all(s)
-    assert top(s) == {"kind": "turn", "player": 1, "action": None, "phase": 1}
+    assert top(s) == {"kind": "turn", "player": 1, "action": None, "phase": 1, "opened": ANY}
     assert s.central_park == [0, 0]
     assert s.general == general
 

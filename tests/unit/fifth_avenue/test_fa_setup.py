@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from unittest.mock import ANY
 from collections import Counter
 
 import pytest
@@ -95,7 +96,7 @@ def test_snake_placement_order(players, order):
         seen.append(s.current_player())
         s.apply_command(s.current_player(), s.legal_commands()[0])
     assert seen == order
-    assert top(s) == {"kind": "turn", "player": 0, "action": None, "phase": 1}
+    assert top(s) == {"kind": "turn", "player": 0, "action": None, "phase": 1, "opened": ANY}
 
 
 def test_starting_skyscrapers_only_on_empty_plots():
