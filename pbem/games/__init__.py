@@ -9,6 +9,14 @@ Each engine is a package exposing ``NAME``, ``TITLE``, ``PLAYERS``,
 
 - ``decision_notes(state)``: sentences for the player who must act now;
 - ``owed_this_turn(state, player)``: what that player still owes of their turn;
+- ``decision_context(state)``: the context of the decision now due, as a key
+  and in words ("the auction for 34th Street West"): one player's turn with
+  all its phases, one auction, one build, one choice; a reply to a mail that
+  asked for a decision applies only while its context is still open;
+- ``event_text(state, event, reader)``: an event's words as the player at seat
+  ``reader`` reads them (None: the moderator);
+- ``legal_shapes(state)``: the legal commands as a few exact shapes
+  (``pbem.games.legal.compact``), for replies;
 - ``decision_subject(state)``: a mail subject's words for the decision now due
   ("your turn", "bid: ..."), which players can filter on;
 - ``turn_owner(state)``: whose turn it is, as a value that changes when a turn

@@ -1,10 +1,28 @@
 """The game service: the one way in for every change to a game.
 
-The CLI calls it now and the mail worker will call it later. Every change runs
-in one unit of work: the game row is locked, the state is loaded (latest
-snapshot plus the commands after it), the change is checked and applied, and
-the new events, the snapshot and the outbox mails are committed together, or
-nothing is written at all and a typed error comes back.
+``GameService`` is what the CLI, the mail worker (``mail_commands``) and the
+timekeeper call. It does:
+
+- creating a game (``create_game``): seats, seed, the first snapshot and the
+  mails that start it;
+- reading (``list_games``, ``get``, ``view``, ``legal``, ``history``,
+  ``games_of``): what a game is, what one player may see, who must act;
+- playing (``submit``): a player's command lines, all or nothing;
+- the moderator's fixes (``undo``, ``replace_player``, ``set_status``,
+  ``set_timing``, ``resend``), each recorded as an event with its reason and
+  mailed to the players;
+- the archive (``export``, ``import_game``, in ``game_transfer``).
+
+It also checks what people type in (``checked_address``, ``checked_name``),
+and raises the typed errors (``ServiceError`` and its kinds) every caller
+turns into one sentence. A player's absences are in ``services.absences``
+(``GameService.absences``), the deadlines in ``services.deadlines`` and
+``services.timekeeper``.
+
+Every change runs in one unit of work: the game row is locked, the state is
+loaded (latest snapshot plus the commands after it), the change is checked and
+applied, and the new events, the snapshot and the outbox mails are committed
+together, or nothing is written at all and a typed error comes back.
 """
 
 from __future__ import annotations
@@ -12,8 +30,8 @@ from __future__ import annotations
 import functools
 import re
 from contextlib import contextmanager
-from datetime import date, datetime, timedelta, timezone
-from typing import Any, Callable, Iterable, Iterator
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
@@ -21,12 +39,17 @@ from sqlmodel import Session, select
 from ..games import get_game
 from ..games.errors import CommandError
 from ..mail.message import MAX_ADDRESS, is_address
-from ..store.models import NAME, Absence, DecisionClock, Event, Game, GameStatus, InboundMail, Seat, Snapshot, utcnow
+from ..store.models import NAME, DecisionClock, Event, Game, GameStatus, InboundMail, Seat, Snapshot, utcnow
 from ..store.uow import UnitOfWork
 from ..timespans import format_duration
+from ..words import plural
 from . import deadlines, notices
 from .game_info import GameInfo, HistoryEntry, PlayerInfo, Submission
+from .ledger import AskedDecision
 from .timing import Timing, TimingError
+
+if TYPE_CHECKING:
+    from .absences import Absences
 
 MAX_GAME_ID = 2**31 - 1  # the largest number an INTEGER column holds on every database; no game has a larger one
 MIN_SEED, MAX_SEED = -(2**63), 2**63 - 1  # what the games' BIGINT seed column holds; a new game's seed is >= 0
@@ -63,7 +86,13 @@ class BadRequest(ServiceError):
 
 
 class DecisionMoved(ServiceError):
-    """The game no longer waits for the decision a change was meant for."""
+    """The game no longer waits for the decision a change was meant for; ``now`` says, in words, what it
+    waits for instead (with the decision's number ``number``)."""
+
+    def __init__(self, message: str, *, now: str = "", number: int | None = None) -> None:
+        super().__init__(message)
+        self.now = now
+        self.number = number
 
 
 class ImportFailed(ServiceError):
@@ -327,13 +356,15 @@ class GameService:
     def submit(
         self, game_id: int, email: str, text: str, *, source: str = "cli", by: str | None = None,
         dry_run: bool = False, sender_note: list[str] | None = None, inbound: InboundMail | None = None,
-        reason: str = "", decision: int | None = None,
+        reason: str = "", decision: int | None = None, answered: AskedDecision | None = None,
     ) -> Submission:
         """Apply every command line of ``text`` for the player ``email``, all or nothing.
 
         ``by`` says who played for the player ("moderator", "deadline"), ``reason`` why (both go into the
         history and the mails). ``decision``: only if the game still waits for that decision (the state's
-        move count), else DecisionMoved. ``dry_run`` checks and applies in memory and then rolls back: what
+        move count), else DecisionMoved. ``answered``: the decision a mail answered; only if the game still
+        waits for it or for another decision of the same context (the same turn, auction, ...), else
+        DecisionMoved. ``dry_run`` checks and applies in memory and then rolls back: what
         would happen, changing nothing. ``sender_note`` is added to the mail the sender gets (for example the
         lines a mail had that were ignored). ``inbound``, the record of the mail the commands came in, is
         stored in the same transaction.
@@ -348,6 +379,11 @@ class GameService:
             info = self._load(s, game)
             if decision is not None and info.state.moves != decision:
                 raise DecisionMoved(f"game {game_id} no longer waits for decision {decision}")
+            if answered is not None and answered.number is not None and info.state.moves != answered.number:
+                key, words = get_game(game.kind).decision_context(info.state)
+                if key != answered.key or not key:
+                    raise DecisionMoved(f"game {game_id} no longer waits for {answered.words or 'that decision'}",
+                                        now=notices.with_names(info, words), number=info.state.moves)
             seat = self._seat_of(info, email)
             state = info.state
             now = self.clock()
@@ -356,6 +392,7 @@ class GameService:
             private: dict[int, list[str]] = {}
             commands = []
             all_events: list[dict[str, Any]] = []
+            rows: list[Event] = []
             turn_before = get_game(game.kind).turn_owner(state)
             for number, line in enumerate(lines, start=1):
                 try:
@@ -365,19 +402,26 @@ class GameService:
                     raise CommandRejected(number, line, exc) from exc
                 seq += 1
                 all_events.extend(events)
-                public = [notices.describe(event, info) for event in events]
-                effects.extend(public)
+                effects.extend(notices.describe(event, info, seat) for event in events)
                 for event in events:
                     for who, secret in event.get("private", {}).items():
                         private.setdefault(int(who), []).append(secret.strip())
-                data: dict[str, Any] = {"command": str(action), "effects": public}
+                # The turn the command belongs to, and (below) whether everybody was mailed about it: when the
+                # turn ends, the others are told whatever of it they have not heard yet.
+                data: dict[str, Any] = {"command": str(action), "turn": list(turn_before),
+                                        "effects": [notices.describe(event, info) for event in events]}
                 if by:
                     data["by"] = by
                 if reason:
                     data["reason"] = reason
-                s.add(Event(game_id=game.id, seq=seq, actor=info.email_of(seat), seat=seat, kind="command",
-                            text=line, source=source, data=data, created_at=now))
+                rows.append(Event(game_id=game.id, seq=seq, actor=info.email_of(seat), seat=seat, kind="command",
+                                  text=line, source=source, data=data, created_at=now))
                 commands.append(str(action))
+            told = notices.told_everybody(info, all_events, turn_before, by)
+            earlier = self._untold(s, game.id, turn_before) if told else []
+            for row in rows:
+                row.data["told"] = told
+            s.add_all(rows)
             if state.is_terminal():
                 game.status = GameStatus.FINISHED
             game.updated_at = now
@@ -387,8 +431,8 @@ class GameService:
             info.last_seq = seq
             info.status = game.status
             deadlines.open_clock(s, game, info, now)
-            s.add_all(notices.commands_applied(info, seat, commands, effects, private, self.new_message_id, now, sender_note,
-                                               events=all_events, turn_before=turn_before, domain=self.mail_domain,
+            s.add_all(notices.commands_applied(info, seat, commands, all_events, private, self.new_message_id, now,
+                                               sender_note, told=told, earlier=earlier, domain=self.mail_domain,
                                                by=by, reason=reason))
             if inbound is not None:
                 inbound.game_id = game.id
@@ -396,6 +440,20 @@ class GameService:
             if not dry_run:
                 uow.commit()
             return Submission(game.id, seat, commands, effects, info.last_seq - len(commands) + 1, seq, state.is_terminal())
+
+    @staticmethod
+    def _untold(s: Session, game_id: int, turn: tuple[Any, ...]) -> list[tuple[int, str, list[str]]]:
+        """(seat, command, effects) of the commands of ``turn`` that not everybody was mailed about, oldest
+        first: the turn's earlier mails went to their sender only. Stops at anything else (an undo, a command
+        everybody heard of, another turn)."""
+        untold = []
+        rows = s.exec(select(Event).where(Event.game_id == game_id).order_by(Event.seq.desc()).limit(200)).all()  # type: ignore[union-attr]
+        for row in rows:
+            data = row.data or {}
+            if row.kind != "command" or data.get("told", True) or data.get("turn") != list(turn):
+                break
+            untold.append((row.seat, data.get("command", row.text), list(data.get("effects", []))))
+        return untold[::-1]
 
     # ------------------------------------------------------------------ the moderator's fixes
 
@@ -418,7 +476,7 @@ class GameService:
             current = after[last]
             if steps is not None:
                 if steps < 1 or steps > len(current):
-                    raise BadRequest(f"cannot undo {steps} commands: {len(current)} are in force")
+                    raise BadRequest(f"cannot undo {plural(steps, 'command')}: {len(current)} {'is' if len(current) == 1 else 'are'} in force")
                 target = current[-steps - 1][0] if steps < len(current) else 1
             else:
                 assert to is not None
@@ -427,6 +485,7 @@ class GameService:
                 target = to
             restored = after[target]
             undone = [c[0] for c in current if c not in restored]
+            current_seqs, restored_seqs = {c[0] for c in current}, {c[0] for c in restored}
             seats = self._seats(s, game_id)
             state = self._replay(game.kind, game.seed, dict(game.settings), len(seats), restored)
             now = self.clock()
@@ -441,8 +500,9 @@ class GameService:
             s.add(game)
             info = self._info(game, seats, state, seq)
             deadlines.open_clock(s, game, info, now)
-            s.add_all(notices.moderator_change(
-                info, f"the moderator undid {len(undone)} command(s); the game is back as it was after event {target}",
+            s.add_all(notices.commands_undone(
+                info, [(seat, command) for seq_, seat, command in current if seq_ not in restored_seqs],
+                [(seat, command) for seq_, seat, command in restored if seq_ not in current_seqs],
                 self.new_message_id, now, self.mail_domain, reason=reason))
             uow.commit()
             return target, undone
@@ -483,6 +543,7 @@ class GameService:
             s.add_all(notices.moderator_change(
                 info, f"{seat.name} <{new_email}> now plays seat {seat.seat + 1} instead of {old[0]} <{old[1]}>",
                 self.new_message_id, now, self.mail_domain, reason=reason))
+            s.add(notices.seat_given_away(info, seat.seat, old[0], old[1], self.new_message_id, now, reason=reason))
             uow.commit()
             return PlayerInfo(seat.seat, seat.name, seat.email, seat.secret)
 
@@ -540,48 +601,12 @@ class GameService:
             uow.commit()
             return timing
 
-    def check_absence(self, email: str, first: date, last: date, *, planned: int = 0) -> None:
-        """Refuse (BadRequest) an absence that ``add_absence`` would refuse; ``planned``: more absences the same
-        request adds before this one."""
-        now = self.clock()
-        with UnitOfWork(self.engine) as uow:
-            self._check_absence(uow.session, checked_address(email), first, last, now, planned)
+    @property
+    def absences(self) -> Absences:
+        """A player's absences over this service's games (``services.absences``)."""
+        from .absences import Absences
 
-    @staticmethod
-    def _check_absence(s: Session, email: str, first: date, last: date, now: datetime, planned: int = 0) -> None:
-        try:
-            deadlines.check_absence(first, last, now.date(), len(deadlines.pending_absences(s, email, now)) + planned)
-        except TimingError as exc:
-            raise BadRequest(str(exc)) from exc
-
-    def add_absence(self, email: str, first: date, last: date) -> list[int]:
-        """``email`` is away from ``first`` to ``last`` (whole days, UTC): their deadlines that fall in that time
-        move past it, and the other players of their active games are told. Returns those games."""
-        email = checked_address(email)
-        now = self.clock()
-        with UnitOfWork(self.engine, write=True) as uow:
-            s = uow.session
-            self._check_absence(s, email, first, last, now)
-            starts, ends = deadlines.day_start(first), deadlines.day_start(last + timedelta(days=1))
-            s.add(Absence(email=email, starts_at=starts, ends_at=ends, created_at=now))
-            s.flush()
-            seats = s.exec(select(Seat).join(Game).where(
-                Seat.email == email, Game.status.in_((GameStatus.ACTIVE, GameStatus.PAUSED)))
-                .order_by(Seat.game_id)).all()  # locks in game order: no deadlock with another worker
-            games = []
-            for seat in seats:
-                game = self._locked(uow, seat.game_id)
-                for clock in deadlines.open_clocks(s, game.id):
-                    if clock.seat == seat.seat and starts <= deadlines.aware(clock.due_at) < ends:
-                        shift, why = deadlines.absence_shift(s, email, deadlines.aware(clock.due_at), now)
-                        clock.due_at, clock.remind_at = clock.due_at + shift, clock.remind_at + shift
-                        clock.extended = "; ".join(x for x in (clock.extended, why) if x)
-                        s.add(clock)
-                info = self._load(s, game)
-                s.add_all(notices.absence_announced(info, seat.seat, starts, ends, self.new_message_id, now, self.mail_domain))
-                games.append(game.id)
-            uow.commit()
-            return games
+        return Absences(self)
 
     def resend(self, game_id: int, email: str | None = None) -> int:
         """Mail the current board again, with the request to whoever must decide; to one player or to all.

@@ -25,6 +25,7 @@ from ..games import get_game
 from ..render.mail import html_part, render_notice
 from ..store.models import OutboxMail
 from ..timespans import format_duration, format_moment
+from ..words import listing, plural
 
 from .game_info import GameInfo
 
@@ -39,9 +40,10 @@ def player_label(info: GameInfo, seat: int) -> str:
     return next(p.name for p in info.players if p.seat == seat)
 
 
-def describe(event: dict[str, Any], info: GameInfo) -> str:
-    """An engine event in words, with player names instead of seat numbers."""
-    text = event["text"]
+def describe(event: dict[str, Any], info: GameInfo, reader: int | None = None) -> str:
+    """An engine event in words as the player at seat ``reader`` reads it (None: the moderator), with player
+    names instead of seat numbers (a Manhattan site is numbered from the reader's side of the board)."""
+    text = get_game(info.kind).event_text(info.state, event, reader) if info.state is not None else event["text"]
     actor = event.get("actor")
     robot = getattr(info.state, "robot", None) if info.state is not None else None
     if actor is not None and actor != robot and not text.startswith(("the robot", "player ")):
@@ -55,7 +57,11 @@ def describe(event: dict[str, Any], info: GameInfo) -> str:
 
 def with_names(info: GameInfo, text: str) -> str:
     """'player 2 bids ...' -> 'Bob bids ...' (the engine numbers seats; mails name people)."""
-    names = {p.seat: p.name for p in info.players}
+    return named({p.seat: p.name for p in info.players}, text)
+
+
+def named(names: dict[int, str], text: str) -> str:
+    """``text`` with 'player N' replaced by the name of seat N - 1 in ``names``."""
     return re.sub(r"\b[Pp]layer (\d+)\b", lambda m: names.get(int(m.group(1)) - 1, m.group(0)), text)
 
 
@@ -119,7 +125,11 @@ class Mailer:
         info, state = self.info, self.info.state
         player = next(p for p in info.players if p.seat == seat)
         decision = None
+        asked: dict[str, Any] = {}
         if asks(info, seat):
+            key, words = self.engine.decision_context(state)
+            asked = {"decision": decision_number(info), "decision_key": key[:120],
+                     "decision_words": with_names(info, words)[:255]}
             legal = state.legal_commands()
             listed = sample_commands(legal)
             notes = [with_names(info, note) for note in self.engine.decision_notes(state)]
@@ -148,6 +158,7 @@ class Mailer:
             next_attempt_at=self.now,
             message_id=message_id,
             created_at=self.now,
+            **asked,
         )
 
     def _waiting(self, seat: int) -> str:
@@ -205,27 +216,41 @@ def game_started(info: GameInfo, msgid: MakeMsgid, now: datetime, domain: str = 
     return mails
 
 
+def told_everybody(info: GameInfo, events: list[dict[str, Any]], turn_before: tuple[Any, ...], by: str | None) -> bool:
+    """Whether everybody is mailed after a submission: when a turn ended, something public happened (an auction
+    moved, somebody scored), the game ended, or the moderator or a deadline played for somebody."""
+    engine = get_game(info.kind)
+    return (info.state.is_terminal() or engine.turn_owner(info.state) != turn_before or by is not None
+            or any(e["kind"] in engine.PUBLIC_EVENTS for e in events))
+
+
 def commands_applied(
-    info: GameInfo, seat: int, commands: list[str], effects: list[str], private: dict[int, list[str]],
-    msgid: MakeMsgid, now: datetime, sender_note: list[str] | None = None, *,
-    events: list[dict[str, Any]] | None = None, turn_before: tuple[Any, ...] | None = None,
+    info: GameInfo, seat: int, commands: list[str], events: list[dict[str, Any]], private: dict[int, list[str]],
+    msgid: MakeMsgid, now: datetime, sender_note: list[str] | None = None, *, told: bool = True,
+    earlier: list[tuple[int, str, list[str]]] = (),  # type: ignore[assignment]
     domain: str = "pbem.invalid", by: str | None = None, reason: str = "",
 ) -> list[OutboxMail]:
     """The mails after a player's commands were applied (``by`` the moderator or the deadline, if not by the
-    player themselves)."""
+    player themselves). ``told``: everybody is mailed (``told_everybody``), else only the sender and whoever
+    must act. ``earlier``: (seat, command, effects) of this turn's commands sent in earlier mails that only
+    their sender heard of; the others now hear the whole turn."""
     mailer = Mailer(info, msgid, now, domain)
     state = info.state
-    events = events or []
     who = player_label(info, seat)
-    # What the moderator or a deadline played for somebody, everybody is told.
-    public = (state.is_terminal() or mailer.engine.turn_owner(state) != turn_before or by is not None
-              or any(e["kind"] in mailer.engine.PUBLIC_EVENTS for e in events))
     result = mailer.result_subject(events)
+    runs: list[tuple[int, list[str]]] = []  # the turn's untold commands, player by player
+    for who_played, command, _ in earlier:
+        if runs and runs[-1][0] == who_played:
+            runs[-1][1].append(command)
+        else:
+            runs.append((who_played, [command]))
+    before = ". ".join(f"{player_label(info, s)} played: {'; '.join(cmds)}" for s, cmds in runs)
     mails = []
     for p in info.players:
         acting = asks(info, p.seat)
-        if p.seat != seat and not acting and not public:
+        if p.seat != seat and not acting and not told:
             continue
+        effects = [describe(event, info, p.seat) for event in events]
         if acting:
             subject = mailer.request_subject(p.seat)
         elif result:
@@ -233,15 +258,21 @@ def commands_applied(
         elif p.seat == seat:
             subject = f"info: done: {'; '.join(commands)}"[:100]
         else:
-            subject = f"info: {who} played {'; '.join(commands)}"[:100]
+            subject = f"info: {who} played {'; '.join([*(c for s, c, _ in earlier if s == seat), *commands])}"[:100]
         played = "; ".join(commands)
+        if p.seat != seat:
+            effects = [effect for *_, told_later in earlier for effect in told_later] + effects
         if by == "deadline":
             whose = "Your" if p.seat == seat else f"{who}'s"
             headline = f"{whose} deadline passed, so this was played for {'you' if p.seat == seat else who}: {played}"
         elif by == "moderator":
             headline = f"The moderator played for {'you' if p.seat == seat else who}: {played}"
+        elif p.seat != seat and runs and runs[-1][0] == seat:
+            headline = before + "; " + played  # the turn goes on in its player's list
         else:
             headline = f"You played: {played}" if p.seat == seat else f"{who} played: {played}"
+        if p.seat != seat and runs and (by or runs[-1][0] != seat):
+            headline = f"{before}. {'Then: ' + headline[0].lower() + headline[1:] if by else headline}"
         if reason:
             headline += f". The moderator says: {reason}"
         note = list(sender_note or []) if p.seat == seat else []
@@ -252,8 +283,58 @@ def commands_applied(
 
 def moderator_change(info: GameInfo, what: str, msgid: MakeMsgid, now: datetime,
                      domain: str = "pbem.invalid", reason: str = "") -> list[OutboxMail]:
-    return _to_everybody(info, _moderator_headline(what, reason), "info: the moderator changed the game", msgid, now,
-                         domain)
+    """Everybody is told what the moderator changed (``what``, in words, with player names), and why."""
+    return _to_everybody(info, _moderator_headline(with_names(info, what), reason),
+                         "info: the moderator changed the game", msgid, now, domain)
+
+
+def commands_named(names: dict[int, str], commands: list[tuple[int, str]], limit: int = 12) -> str:
+    """Commands with who played them: "Ann's 'cards orange gray' and Bob's 'pass'"."""
+    return listing([f"{names.get(seat, f'seat {seat + 1}')}'s '{command}'" for seat, command in commands], limit)
+
+
+def undo_words(names: dict[int, str], taken_back: list[tuple[int, str]], put_back: list[tuple[int, str]]) -> str:
+    """What an undo did, in words: "took back 2 commands: Ann's 'cards orange gray' and Ann's 'move white TS'"
+    (and, after an undo of an undo, the commands it put back)."""
+    said = []
+    if taken_back:
+        said.append(f"took back {plural(len(taken_back), 'command')}: {commands_named(names, taken_back)}")
+    if put_back:
+        said.append(f"put back {plural(len(put_back), 'command')}: {commands_named(names, put_back)}")
+    return "; ".join(said) or "took back no command (the game was already as asked)"
+
+
+def commands_undone(info: GameInfo, taken_back: list[tuple[int, str]], put_back: list[tuple[int, str]],
+                    msgid: MakeMsgid, now: datetime, domain: str = "pbem.invalid",
+                    reason: str = "") -> list[OutboxMail]:
+    """The moderator's undo: every player is told which commands were taken back and who had played them."""
+    names = {p.seat: p.name for p in info.players}
+    headline = (f"The moderator {undo_words(names, taken_back, put_back)}. The board below is the game as it "
+                "stands now." + (f" The moderator says: {reason}" if reason else ""))
+    count = len(taken_back) or len(put_back)
+    subject = f"info: the moderator took back {plural(count, 'command')}" if taken_back else \
+        "info: the moderator changed the game"
+    return _to_everybody(info, headline, subject, msgid, now, domain)
+
+
+def seat_given_away(info: GameInfo, seat: int, old_name: str, old_email: str, msgid: MakeMsgid, now: datetime,
+                    reason: str = "") -> OutboxMail:
+    """The player the moderator replaced is told, at their old address, that they no longer play: which game,
+    who plays their seat now, and the moderator's reason. A plain mail: the board is no longer theirs to see."""
+    new = player_label(info, seat)
+    lines = [
+        f"Hello {old_name},",
+        "",
+        f"you no longer play in {info.title} #{info.id}: the moderator gave your seat (seat {seat + 1}) to "
+        + (f"{new}." if new != old_name else "somebody else, who plays it under the same name."),
+        "",
+    ]
+    if reason:
+        lines += [f"The moderator says: {reason}", ""]
+    lines += ["Mails you send to this game are no longer read as moves, and you get no more of its mails. If "
+              "this is a mistake, write to the moderator.", "", "The players now: "
+              + ", ".join(p.name for p in sorted(info.players, key=lambda p: p.seat)) + "."]
+    return plain_mail(old_email, f"{info.title} #{info.id}: you no longer play", lines, msgid, now, game_id=info.id)
 
 
 def board_again(info: GameInfo, msgid: MakeMsgid, now: datetime, domain: str = "pbem.invalid", *,

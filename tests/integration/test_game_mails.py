@@ -290,7 +290,8 @@ def test_a_build_with_one_choice_is_applied_without_asking(sqlite_engine) -> Non
     mails = table.new_mails()
     assert len(mails) == 3  # the win and what was built are news for everybody
     assert not any("you won" in m.subject for m in mails)  # nobody is asked to choose the only choice
-    assert all(re.search(r"^- \w+ (built \d|declared a building stop)", m.text_body, re.M) for m in mails)
+    assert all(re.search(r"^- \w+ (built \d|built nothing|chose to build nothing|declared a building stop)", m.text_body, re.M)
+               for m in mails)
 
 
 def test_after_the_auctions_the_interrupted_player_gets_their_turn_back(sqlite_engine) -> None:

@@ -7,8 +7,9 @@
 """
 
 from .actions import split_commands
-from .guide import (PUBLIC_EVENTS, RESULT_EVENTS, decision_notes, decision_subject, hand_text, owed_this_turn,
-                    turn_owner)
+from .guide import (PUBLIC_EVENTS, RESULT_EVENTS, decision_context, decision_notes, decision_subject, event_text,
+                    hand_text, legal_shapes,
+                    owed_this_turn, turn_owner)
 from .rules import new_game
 from .state import TERMINAL, State
 from .timeouts import decision_kind, timeout_command
@@ -23,6 +24,6 @@ PLAYERS = (2, 3, 4)
 
 __all__ = [
     "COMMAND_WORDS", "NAME", "PLAYERS", "PUBLIC_EVENTS", "RESULT_EVENTS", "TERMINAL", "TITLE", "State",
-    "decision_kind", "decision_notes", "decision_subject", "hand_text", "new_game", "owed_this_turn",
+    "decision_context", "decision_kind", "decision_notes", "decision_subject", "event_text", "hand_text", "legal_shapes", "new_game", "owed_this_turn",
     "split_commands", "timeout_command", "turn_owner",
 ]

@@ -7,14 +7,25 @@ allow, what is still owed this turn. Pure: it only reads the state.
 
 from __future__ import annotations
 
+from collections import Counter
+
+from ..legal import compact
 from .board import CENTRAL_PARK
-from .rules import allowed_bid_colors, build_limit, current_player, describe_decision, high_bid
+from .rules import allowed_bid_colors, build_limit, cards_wanted, current_player, describe_decision, high_bid
 from .state import State
 
 PHASES = {
     2: "take two colored cards of different colors (cards <color> <color>), then move a commissioner",
     3: "move a commissioner (move <commissioner> <destination>)",
 }
+
+
+def phase_text(state: State, phase: int) -> str:
+    """What a turn's ``phase`` (2 or 3) asks for, as the colored stacks are now (D8: one card when only one
+    stack has cards)."""
+    if phase == 2:
+        return f"take {cards_wanted(state)}, then move a commissioner"
+    return PHASES[phase]
 
 
 def decision_notes(state: State) -> list[str]:
@@ -46,19 +57,29 @@ def decision_notes(state: State) -> list[str]:
                          "(passing takes your cards back and you are out).")
         notes.append("The card with the fewest skyscrapers in your bid sets how many you may build "
                      "(a 4 allows 3, a 5 allows 2, a 6 allows 1).")
+        if state.supply[player] == 0:
+            notes.append("Your own supply holds no skyscrapers, and a winner builds only from their own supply "
+                         "(not the general supply), so winning builds nothing"
+                         + (": in this full district the winner may declare a building stop instead."
+                            if frame["full"] else "."))
     elif frame["kind"] == "build":
         site = board.name(frame["site"])
         if frame["site"] == CENTRAL_PARK:
             where = "below Central Park"
         else:
             where = f"on the {frame['color']} plot of {site}"
-        notes.append(f"You won {site}: build up to {min(frame['limit'], state.supply[player])} skyscraper(s) "
-                     f"{where} (your cards allow {frame['limit']}, your supply holds {state.supply[player]}).")
+        if state.supply[player] == 0:
+            notes.append(f"You won {site}, but your own supply holds no skyscrapers and a winner builds only from "
+                         f"their own supply (not the general supply), so you build nothing {where} ('build 0').")
+        else:
+            most = min(frame['limit'], state.supply[player])
+            notes.append(f"You won {site}: build up to {most} skyscraper{'s' if most != 1 else ''} {where} (your "
+                         f"cards allow {frame['limit']}, your supply holds {state.supply[player]}).")
         if frame["may_stop"]:
             notes.append("Or declare a building stop: you score 1 VP per skyscraper in the district, the others "
                          "half their normal score, and the district leaves the game.")
     elif frame["kind"] == "turn" and frame["phase"] in PHASES:
-        notes.append(f"Still to do this turn: {PHASES[frame['phase']]}.")
+        notes.append(f"Still to do this turn: {phase_text(state, frame['phase'])}.")
     return notes
 
 
@@ -67,7 +88,7 @@ def owed_this_turn(state: State, player: int) -> str | None:
     for frame in reversed(state.frames):
         if frame["kind"] == "turn":
             if frame["player"] == player and frame["phase"] in PHASES:
-                return PHASES[frame["phase"]]
+                return phase_text(state, frame["phase"])
             return None
     return None
 
@@ -108,5 +129,71 @@ PUBLIC_EVENTS = frozenset({
 RESULT_EVENTS = ("game_over", "building_stop", "won", "no_bids", "scored", "special_scoring")
 
 
-__all__ = ["PUBLIC_EVENTS", "RESULT_EVENTS", "build_limit", "decision_notes", "decision_subject", "hand_text",
-           "owed_this_turn", "turn_owner"]
+def decision_context(state: State) -> tuple[str, str]:
+    """The context of the decision now due, as a key and in words ('the auction for 34th Street West').
+
+    A reply to a mail that asked for one decision applies only while the game is still in that decision's
+    context: one player's own turn with all its phases (so a turn can be sent in several replies to one mail),
+    one auction of one district, one build decision, one starting placement. "opened" tells this turn or
+    auction from an earlier one of the same player or district (states saved before it existed lack it)."""
+    if state.is_terminal():
+        return "over", "the end of the game"
+    frame = state.frames[-1]
+    opened = frame.get("opened", "")
+    kind = frame["kind"]
+    if kind == "placement":
+        player = frame["order"][frame["index"]]
+        return f"placement:{frame['index']}", f"player {player + 1}'s starting skyscraper"
+    if kind == "turn":
+        return f"turn:{frame['player']}:{opened}", f"player {frame['player'] + 1}'s turn"
+    if kind == "auction":
+        return f"auction:{frame['site']}:{opened}", f"the auction for {state.board.name(frame['site'])}"
+    if kind == "build":
+        return (f"build:{frame['site']}:{opened}",
+                f"player {frame['winner'] + 1}'s building on {state.board.name(frame['site'])}")
+    raise AssertionError(kind)
+
+
+def legal_shapes(state: State) -> list[str]:
+    """The legal commands as a few shapes (``pbem.games.legal.compact``); bids, whose card combinations run
+    into the hundreds, as one line a color: the cards that may go in and the total to beat."""
+    legal = state.legal_commands()
+    if state.is_terminal() or state.frames[-1]["kind"] != "auction":
+        return compact(legal)
+    colors: dict[str, tuple[Counter[str], Counter[str]]] = {}
+    for command in legal:
+        words = command.split()
+        if words[0] != "bid":
+            continue
+        own, black = colors.setdefault(words[1], (Counter(), Counter()))
+        cards: Counter[str] = Counter()
+        blacks: Counter[str] = Counter()
+        target = cards
+        for word in words[2:]:
+            if word == "black":
+                target = blacks
+            else:
+                target[word] += 1
+        own |= cards
+        black |= blacks
+    _, high = high_bid(state.frames[-1])
+    shapes = compact([c for c in legal if not c.startswith("bid ")])
+    for color, (own, black) in colors.items():
+        shape = f"bid {color} <some of {' '.join(sorted(own.elements()))}>"
+        if black:
+            shape += f" [black <some of {' '.join(sorted(black.elements()))}>]"
+        shapes.append(shape + (f", worth more than {high} in all" if high else ""))
+    return shapes
+
+
+__all__ = ["PUBLIC_EVENTS", "RESULT_EVENTS", "build_limit", "decision_context", "legal_shapes", "decision_notes", "decision_subject",
+           "hand_text", "owed_this_turn", "turn_owner"]
+
+
+def event_text(state: State, event: dict, reader: int | None) -> str:
+    """The event's public words for ``reader`` (a seat, or None for the moderator): Fifth Avenue's words are the
+    same for every reader, so ``event["text"]`` (Manhattan numbers sites from each reader's side)."""
+    return event["text"]
+
+
+__all__ += ["event_text"]

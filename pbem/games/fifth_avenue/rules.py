@@ -405,9 +405,7 @@ def _complete_partial(state: State, player: int, partial: PartialMove) -> Action
         if len(options) == 1:
             return ScoreDistrict(options[0])
         if not options:
-            raise IllegalCommandError(
-                "You cannot score a district: no commissioner stands in a district.", _legal_strings(state)
-            )
+            raise IllegalCommandError(_cannot_score(state, None, options), _legal_strings(state))
         raise AmbiguousCommandError(
             f"Say which district to score: {' or '.join(options)}.", [f"D {d}" for d in options]
         )
@@ -445,6 +443,17 @@ def _expect_turn_phase(state: State, player: int, phase: int, action: Action | s
     return frame
 
 
+def cards_wanted(state: State) -> str:
+    """What the 2nd phase of actions A-C takes as the stacks are now (D8): 'two colored cards of different
+    colors (cards <color> <color>)', or one card when only one stack has cards."""
+    stacks = [c for c in state.board.plot_colors if state.colored_stacks[c]]
+    if len(stacks) >= 2:
+        return "two colored cards of different colors (cards <color> <color>)"
+    if stacks:
+        return f"one colored card: only the {stacks[0]} stack has cards (cards {stacks[0]})"
+    return "no colored cards (every colored stack is empty)"
+
+
 def describe_decision(state: State) -> str:
     """One sentence saying what the game waits for."""
     if state.result is not None:
@@ -459,7 +468,7 @@ def describe_decision(state: State) -> str:
     if kind == "turn":
         return {
             1: f"{who} chooses an action (A, B, C or D).",
-            2: f"{who} takes two colored cards of different colors (cards <color> <color>).",
+            2: f"{who} takes {cards_wanted(state)}.",
             3: f"{who} moves a commissioner (move <commissioner> <destination>).",
         }[frame["phase"]]
     if kind == "auction":
@@ -512,16 +521,16 @@ def check(state: State, player: int, action: Action) -> None:
         elif isinstance(action, ScoreDistrict):
             options = scorable_districts(state)
             if action.district not in options:
-                if not options:
-                    raise illegal("You cannot score a district (D): no commissioner stands in a district.")
-                raise illegal(
-                    f"You cannot score {board.name(action.district)}: no commissioner stands there. "
-                    f"You may score {' or '.join(options)}."
-                )
+                raise illegal(_cannot_score(state, action.district, options))
         return
     if isinstance(action, TakeCards):
         _expect_turn_phase(state, player, 2, action)
         stacks = [c for c in board.plot_colors if state.colored_stacks[c]]
+        if len(stacks) == 1 and action.colors != (stacks[0],):
+            empty = [c for c in action.colors if c not in stacks]
+            raise illegal((f"The {' and '.join(empty)} {'stack is' if len(empty) == 1 else 'stacks are'} empty. "
+                           if empty else "") + f"Only the {stacks[0]} stack has cards, so you take one card: "
+                          f"'cards {stacks[0]}'.")
         for color in action.colors:
             if color not in stacks:
                 raise illegal(f"The {color} stack is empty; take cards from {', '.join(stacks)}.")
@@ -564,6 +573,32 @@ def check(state: State, player: int, action: Action) -> None:
             raise illegal(f"You cannot build {action.count}: {why}. Build 0 to {most}.")
         return
     raise illegal(f"'{action}' is not a command of this game.")
+
+
+def _cannot_score(state: State, district: str | None, options: list[str]) -> str:
+    """Why ``district`` (None: the one a shortened 'D' would mean) cannot be scored now, and what can."""
+    board = state.board
+    standing = {c: state.commissioners[c] for c in board.commissioners}
+    if district is not None and district not in board.district_codes:
+        why = f"You cannot score {board.name(district)}: it is not a district."
+    elif district is not None and district in state.stopped:
+        # D18: a commissioner stays in a district that gets stopped, but the district is never scored again.
+        here = [f"the {c} commissioner" for c, where in standing.items() if where == district]
+        why = (f"You cannot score {board.name(district)}: it is closed by its building stop"
+               + (f" ({' and '.join(here)} still {'stands' if len(here) == 1 else 'stand'} there, but a district "
+                  "with a building stop is never scored again)" if here else "") + ".")
+    elif district is not None:
+        why = (f"You cannot score {board.name(district)}: no commissioner stands there"
+               + ("." if options else ", and no district can be scored now."))
+    else:
+        closed = [d for d in board.district_codes if d in state.stopped and d in standing.values()]
+        why = ("You cannot score a district (D): " + (
+            " and ".join(board.name(d) for d in closed) + f", where a commissioner stands, {'is' if len(closed) == 1 else 'are'} "
+            "closed by a building stop, and no commissioner stands in another district." if closed
+            else "no commissioner stands in a district."))
+    if options:
+        return f"{why} You may score {' or '.join(options)}."
+    return why
 
 
 def _check_business(state: State, action: PlaceBusiness, illegal) -> None:
@@ -652,14 +687,14 @@ def _apply(state: State, player: int, action: Action, events: list[Event]) -> No
         state.general[player] -= n
         state.supply[player] += n
         frame.update(action="A", phase=2)
-        events.append(_event("action", player, f"chose A and took {n} skyscrapers into their supply"))
+        events.append(_event("action", player, f"chose A and took {n} skyscraper{'' if n == 1 else 's'} into their supply"))
     elif isinstance(action, PlaceBusiness):
         frame.update(action="B", phase=2)
         _place_business(state, player, action, events)
     elif isinstance(action, BlackCardAndMove):
         frame.update(action="C", phase=2)
         drawn = _draw_black(state, player, 1)
-        events.append(_event("action", player, f"chose C and drew {len(drawn)} black card", private={player: f"You drew black {drawn}."}))
+        events.append(_event("action", player, f"chose C and drew {len(drawn)} black card{'' if len(drawn) == 1 else 's'}", private={player: f"You drew black {drawn}."}))
         _move(state, player, action.commissioner, action.destination, events)
     elif isinstance(action, ScoreDistrict):
         frame.update(action="D", phase=2, district=action.district)
@@ -795,6 +830,7 @@ def _start_auction(state: State, auctions: dict[str, Any], site: str, events: li
         "color": None,
         "full": site != CENTRAL_PARK and district_full(state, site),
         "robot_cards": [],
+        "opened": state.moves,
     }
     state.frames.append(frame)
     events.append(_event("auction", None, f"auction for {_name(state, site)}", site=site))
@@ -911,7 +947,8 @@ def _finish_auction(state: State, frame: dict[str, Any], events: list[Event]) ->
         state.black_spent.extend([v] * k)
     limit = build_limit(board, bid["colored"], bid["black"])
     events.append(
-        _event("won", winner, f"won {board.name(site)} with {_bid_total(bid)} in {bid['color']} and may build up to {limit}", site=site)
+        _event("won", winner, f"won {board.name(site)} with {_bid_total(bid)} in {bid['color']} and may build up to {limit}"
+               + (", but their own supply of skyscrapers is empty" if not state.supply[winner] else ""), site=site)
     )
     must_stop = may_stop = False
     if site != CENTRAL_PARK and frame["full"]:
@@ -919,7 +956,7 @@ def _finish_auction(state: State, frame: dict[str, Any], events: list[Event]) ->
         must_stop, may_stop = not has_plot, True
     state.frames.append(
         {"kind": "build", "site": site, "winner": winner, "color": bid["color"], "limit": limit,
-         "may_stop": may_stop, "must_stop": must_stop}
+         "may_stop": may_stop, "must_stop": must_stop, "opened": state.moves}
     )
 
 
@@ -932,18 +969,24 @@ def _return_marker(state: State, site: str) -> None:
 
 def _build(state: State, frame: dict[str, Any], count: int, events: list[Event]) -> None:
     winner, site = frame["winner"], frame["site"]
+    empty_supply = state.supply[winner] == 0
     state.supply[winner] -= count
+    where = "below Central Park" if site == CENTRAL_PARK else f"on the {frame['color']} plot of {_name(state, site)}"
+    if count:
+        text = f"built {count} skyscraper{'s' if count != 1 else ''} {where}"
+    elif empty_supply:  # D22: skyscrapers come from the winner's own supply, not the general supply
+        text = f"built nothing {where}: their own supply of skyscrapers is empty"
+    else:
+        text = f"chose to build nothing {where}"
     if site == CENTRAL_PARK:
         state.central_park[winner] += count
-        events.append(_event("built", winner, f"built {count} skyscraper{'s' if count != 1 else ''} below Central Park", count=count))
+        events.append(_event("built", winner, text, count=count))
         return
     cell = state.plots[site][frame["color"]]
     if count:
         cell["owner"] = winner
         cell["height"] += count
-    events.append(
-        _event("built", winner, f"built {count} skyscraper{'s' if count != 1 else ''} on the {frame['color']} plot of {_name(state, site)}", count=count)
-    )
+    events.append(_event("built", winner, text, count=count))
 
 
 def _robot_builds(state: State, site: str, events: list[Event]) -> None:
@@ -999,7 +1042,7 @@ def _advance(state: State, events: list[Event]) -> None:
             if frame["index"] < len(frame["order"]):
                 return
             state.frames.pop()
-            state.frames.append(_turn(0))
+            state.frames.append(_turn(state, 0))
         elif kind == "turn":
             if frame["phase"] == 2 and frame["action"] == "D":
                 _phase_two_black_cards(state, frame, events)
@@ -1009,7 +1052,7 @@ def _advance(state: State, events: list[Event]) -> None:
                 frame["phase"] = 3
             elif frame["phase"] == 4:
                 state.frames.pop()
-                state.frames.append(_turn((frame["player"] + 1) % state.players))
+                state.frames.append(_turn(state, (frame["player"] + 1) % state.players))
             elif not _play_the_only_choice(state, events):
                 return
         elif kind == "auctions":
@@ -1063,8 +1106,10 @@ def _play_the_only_choice(state: State, events: list[Event]) -> bool:
     return True
 
 
-def _turn(player: int) -> dict[str, Any]:
-    return {"kind": "turn", "player": player, "action": None, "phase": 1}
+def _turn(state: State, player: int) -> dict[str, Any]:
+    # "opened" (the move count when a decision frame was pushed) tells one turn, auction or build from an
+    # earlier one of the same player or district: a reply to a mail lands only on the frame it was sent for.
+    return {"kind": "turn", "player": player, "action": None, "phase": 1, "opened": state.moves}
 
 
 def _phase_two_black_cards(state: State, frame: dict[str, Any], events: list[Event]) -> None:
@@ -1078,7 +1123,7 @@ def _phase_two_black_cards(state: State, frame: dict[str, Any], events: list[Eve
             private[p] = private.get(p, "") + f" You drew black {_draw_black(state, p, 1)} (no skyscraper in the district)."
             absent.append(p)
     events.append(
-        _event("black_cards", player, f"took {len(drawn)} black cards; players without skyscrapers there take 1 each", private=private, absent=absent)
+        _event("black_cards", player, f"took {len(drawn)} black card{'' if len(drawn) == 1 else 's'}; players without skyscrapers there take 1 each", private=private, absent=absent)
     )
 
 

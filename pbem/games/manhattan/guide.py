@@ -6,15 +6,19 @@ rest is for the player who acts. Pure: it only reads the state.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .actions import Pass
 from .board import seat_colors
 from .rules import (
     CHOOSE,
+    SITE,
     colors_to_choose,
     describe_decision,
     legal_actions,
     parts_asked,
     parts_left,
+    site_words,
     two_colors,
 )
 from .state import State
@@ -23,6 +27,10 @@ SIDE_NOTE = ("A card names a site as seen from your side of the board (1 far lef
              "9 near right), in any city you like.")
 BUILD_NOTE = ("You build freely on an empty site or your own tower; on another player's tower only if afterwards "
               "you have at least as many floors (stories, not parts) there as its owner.")
+# With two players a tower topped by either of your colors is your own (M7).
+BUILD_NOTE_TWO = ("You build freely, with either color, on an empty site or a tower topped by either of your colors; "
+                  "on the other player's tower only if afterwards the color you build with has at least as many "
+                  "floors (stories, not parts) there as the tower's top color.")
 
 
 def decision_notes(state: State) -> list[str]:
@@ -57,7 +65,7 @@ def decision_notes(state: State) -> list[str]:
         notes.append("No part you hold fits on any site your cards name, in any city: play a card and put one "
                      "of your parts back in the box (it is out of the game), then draw.")
     else:
-        notes.append(BUILD_NOTE)
+        notes.append(BUILD_NOTE_TWO if named else BUILD_NOTE)
     return notes
 
 
@@ -82,6 +90,37 @@ def decision_subject(state: State) -> str:
     return "your turn: choose parts" if state.phase == CHOOSE else "your turn"
 
 
+def decision_context(state: State) -> tuple[str, str]:
+    """A key and words for the decision now due. Every Manhattan decision is one command (one choice of parts,
+    one card play), so the key names the round and the number of commands applied so far, which no other
+    decision shares: ('choose:2:14', "player 2's choice of parts in round 2"), ('build:2:17', "player 3's card
+    play in round 2"), ('over', 'the end of the game'). The words say "player N"; the services put names in."""
+    if state.is_terminal():
+        return "over", "the end of the game"
+    who = f"player {state.turn + 1}"
+    if state.phase == CHOOSE:
+        colors = colors_to_choose(state, state.turn) if two_colors(state) else []
+        which = " or ".join(colors) + " " if colors else ""
+        return f"choose:{state.round}:{state.moves}", f"{who}'s choice of {which}parts in round {state.round}"
+    return f"build:{state.round}:{state.moves}", f"{who}'s card play in round {state.round}"
+
+
+def event_text(state: State, event: dict[str, Any], reader: int | None) -> str:
+    """The event's public words with its site in ``reader``'s own numbering (M18).
+
+    An event that names a site (``built``, and ``round_scored`` when one tower is the tallest) carries ``city``,
+    ``site`` (numbered as seen from side 0, seat 1's side) and ``template``, its words with ``{site}`` where the
+    site goes; ``event["text"]`` is the template in player 1's numbering. ``reader`` is a seat (0-based): the site
+    is numbered from that player's side, so it is the number of the card that builds there for them and the
+    number their board shows. ``reader`` None (the moderator, the public): player 1's numbering, and the words say
+    so. Other events come back as ``event["text"]``.
+    """
+    template = event.get("template")
+    if not isinstance(template, str) or SITE not in template or "city" not in event or "site" not in event:
+        return event["text"]
+    return template.replace(SITE, site_words(state, event["city"], event["site"], reader))
+
+
 def hand_text(view: dict) -> str:
     """The viewer's own hand in a line, as sites seen from their own side: 'cards 1, 5, 5, 9'."""
     hand = view.get("hand") or []
@@ -94,5 +133,5 @@ PUBLIC_EVENTS = frozenset({"round_scored", "game_over"})
 RESULT_EVENTS = ("game_over", "round_scored")
 
 
-__all__ = ["PUBLIC_EVENTS", "RESULT_EVENTS", "decision_notes", "decision_subject", "hand_text", "owed_this_turn",
-           "turn_owner"]
+__all__ = ["BUILD_NOTE", "BUILD_NOTE_TWO", "PUBLIC_EVENTS", "RESULT_EVENTS", "SIDE_NOTE", "decision_context",
+           "decision_notes", "decision_subject", "event_text", "hand_text", "owed_this_turn", "turn_owner"]
