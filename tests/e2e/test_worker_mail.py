@@ -141,7 +141,7 @@ def test_refusals_loops_and_duplicates(dovecot, smtp_server, mail_config, databa
     refusal = answers[-1]
     assert refusal["In-Reply-To"] == bad["Message-ID"] and refusal["Auto-Submitted"] == "auto-replied"
     body = " ".join(refusal.get_body(("plain",)).get_content().split())
-    assert "place CP orange" in body and "Central Park is not a district" in body and "Legal now:" in body
+    assert "place CP orange" in body and "Central Park is not a district" in body and "You may send now" in body
 
     # The same mail delivered twice is processed once.
     good = reply_like_a_client(request, PLAYERS[0][1], games.legal(1)[1][PLAYERS[0][1]][0])
