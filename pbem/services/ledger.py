@@ -88,15 +88,9 @@ class MailLedger:
     # ------------------------------------------------------------------ mail we sent
 
     def game_of_messages(self, message_ids: list[str]) -> int | None:
-        """The game of the first of these Message-IDs that is a mail we sent."""
-        if not message_ids:
-            return None
-        with UnitOfWork(self.engine) as uow:
-            rows = uow.session.exec(
-                select(OutboxMail.message_id, OutboxMail.game_id).where(OutboxMail.message_id.in_(message_ids))
-            ).all()
-        found = {mid: game_id for mid, game_id in rows if game_id is not None}
-        return next((found[mid] for mid in message_ids if mid in found), None)
+        """The game of the first of these Message-IDs that is a game mail we sent."""
+        replied = self.asked_in_reply(message_ids)
+        return replied.game_id if replied else None
 
     def recipients_of(self, message_ids: list[str]) -> list[tuple[int | None, str]]:
         """(game, recipient) of the mails we sent with these Message-IDs."""

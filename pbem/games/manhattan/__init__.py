@@ -6,7 +6,6 @@
 0
 """
 
-from ..legal import compact
 from .actions import split_commands
 from .board import absolute_site, seat_colors, seat_sides, seen_from
 from .guide import (
@@ -17,6 +16,7 @@ from .guide import (
                     decision_subject,
                     event_text,
                     hand_text,
+                    legal_shapes,
                     owed_this_turn,
                     turn_owner,
 )
@@ -29,24 +29,6 @@ NAME = "manhattan"
 COMMAND_WORDS = frozenset({"choose", "play", "build", "pass"})
 TITLE = "Manhattan"
 PLAYERS = (2, 3, 4)
-
-
-def legal_shapes(state: State) -> list[str]:
-    """The legal commands as a few shapes: plays exactly ('play <1|5> <sydney|cairo> 2'); a choice of parts,
-    whose combinations run into the dozens, as the sizes each slot may take, bounded by the parts left."""
-    legal = state.legal_commands()
-    plays = [c for c in legal if not c.startswith("choose ")]
-    slots: dict[int, list[list[str]]] = {}
-    for command in legal:
-        if command.startswith("choose "):
-            words = command.split()[1:]
-            values = slots.setdefault(len(words), [[] for _ in words])
-            for slot, word in zip(values, words):
-                if word not in slot:
-                    slot.append(word)
-    chooses = ["choose " + " ".join(v[0] if len(v) == 1 else "<" + "|".join(sorted(v)) + ">" for v in values)
-               + " (no more of a size than you have left)" for values in slots.values()]
-    return chooses + compact(plays)
 
 
 __all__ = [

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..legal import compact
 from .actions import Pass
 from .board import seat_colors
 from .rules import (
@@ -121,6 +122,24 @@ def event_text(state: State, event: dict[str, Any], reader: int | None) -> str:
     return template.replace(SITE, site_words(state, event["city"], event["site"], reader))
 
 
+def legal_shapes(state: State) -> list[str]:
+    """The legal commands as a few shapes: plays exactly ('play <1|5> <sydney|cairo> 2'); a choice of parts,
+    whose combinations run into the dozens, as the sizes each slot may take, bounded by the parts left."""
+    legal = state.legal_commands()
+    plays = [c for c in legal if not c.startswith("choose ")]
+    slots: dict[int, list[list[str]]] = {}
+    for command in legal:
+        if command.startswith("choose "):
+            words = command.split()[1:]
+            values = slots.setdefault(len(words), [[] for _ in words])
+            for slot, word in zip(values, words):
+                if word not in slot:
+                    slot.append(word)
+    chooses = ["choose " + " ".join(v[0] if len(v) == 1 else "<" + "|".join(sorted(v)) + ">" for v in values)
+               + " (no more of a size than you have left)" for values in slots.values()]
+    return chooses + compact(plays)
+
+
 def hand_text(view: dict) -> str:
     """The viewer's own hand in a line, as sites seen from their own side: 'cards 1, 5, 5, 9'."""
     hand = view.get("hand") or []
@@ -134,4 +153,4 @@ RESULT_EVENTS = ("game_over", "round_scored")
 
 
 __all__ = ["BUILD_NOTE", "BUILD_NOTE_TWO", "PUBLIC_EVENTS", "RESULT_EVENTS", "SIDE_NOTE", "decision_context",
-           "decision_notes", "decision_subject", "event_text", "hand_text", "owed_this_turn", "turn_owner"]
+           "decision_notes", "decision_subject", "event_text", "hand_text", "legal_shapes", "owed_this_turn", "turn_owner"]
