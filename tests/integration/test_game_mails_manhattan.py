@@ -95,3 +95,27 @@ def test_complete_games_mail_the_right_player_and_nothing_hidden(sqlite_engine, 
         table.submit(seat, command)
         asked = table.new_mails()
     assert any("game over" in m.subject for m in asked)
+
+
+def test_a_builder_with_one_legal_command_is_not_asked_and_everybody_is_told(sqlite_engine) -> None:
+    """M20 through the service: the play is made for the builder, who gets no request, and every mail says so."""
+    table = Table(sqlite_engine, 4, seed=18, kind="manhattan")
+    rng = Rng(18)
+    for _ in range(400):
+        info = table.service.get(table.game)
+        seat = info.state.current_player()
+        table.submit(seat, str(choose(info.state.legal_actions(), rng, "uniform")))
+        mails = table.new_mails()
+        told = [m for m in mails if "had only one legal command" in m.text_body]
+        if told:
+            break
+    else:
+        raise AssertionError("no forced play in this game")
+    forced = re.search(r"(\w+) had only one legal command \((play|pass) [^)]*\), so pbem played it for them",
+                       " ".join(told[0].text_body.split()))
+    assert forced, told[0].text_body
+    assert sorted(m.recipient for m in told) == sorted(e for _, e in NAMES[:4]), "everybody is told"
+    now = table.service.get(table.game)
+    assert now.players[now.state.current_player()].name != forced.group(1), "the game waits for somebody else"
+    asked = [m.recipient for m in mails if f"(decision {now.state.moves})" in m.subject]
+    assert asked == [now.email_of(now.state.current_player())]

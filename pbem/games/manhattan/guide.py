@@ -148,7 +148,7 @@ def hand_text(view: dict) -> str:
 
 # Events that everybody is told of at once (the rest waits for the end of the turn), and those a mail's
 # subject names as its result, the first found in this order.
-PUBLIC_EVENTS = frozenset({"round_scored", "game_over"})
+PUBLIC_EVENTS = frozenset({"forced", "round_scored", "game_over"})
 RESULT_EVENTS = ("game_over", "round_scored")
 
 

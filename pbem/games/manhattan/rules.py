@@ -7,8 +7,9 @@ are recorded there.
 
 Flow: ``apply_action`` checks a command completely before it changes anything,
 applies it, then ``_advance`` resolves every step that needs no decision (a
-choice of parts that has only one option, the round's scoring, the next round,
-the end) until somebody must decide again.
+choice of parts that has only one option, a card play or pass that is the
+builder's only legal command, the round's scoring, the next round, the end)
+until somebody must decide again.
 """
 
 from __future__ import annotations
@@ -558,7 +559,9 @@ def _advance(state: State, events: list[Event]) -> None:
             _choose(state, state.turn, forced, events, forced=True)  # M8: a choice without options
         elif state.phase == BUILD:
             if any(sum(parts) for parts in state.chosen.values()):
-                return
+                if not _play_the_only_choice(state, events):
+                    return
+                continue
             _score_round(state, events)
             if state.round >= state.rounds:
                 _end_game(state, events)
@@ -572,6 +575,21 @@ def _advance(state: State, events: list[Event]) -> None:
                                      round=state.round))
         else:
             raise AssertionError(state.phase)
+
+
+def _play_the_only_choice(state: State, events: list[Event]) -> bool:
+    """Play the card play or pass that is the builder's only legal command (M20); False when there is a choice."""
+    actions = legal_actions(state)
+    if len(actions) != 1:
+        return False
+    player, action = state.turn, actions[0]
+    events.append(_event("forced", player, f"had only one legal command ({action}), so pbem played it for them"))
+    if isinstance(action, Play):
+        _play(state, player, action, events)
+    else:
+        _pass(state, player, action, events)
+    state.moves += 1  # a decision made, as if sent: a reply to the mail that asked it is stale (D41)
+    return True
 
 
 # ------------------------------------------------------------------ scoring

@@ -255,6 +255,52 @@ def test_a_bigger_part_unblocks(game4):
     assert s.legal_commands()[0] == "play 5 manhattan 4"
 
 
+# --------------------------------------------------------------------------- one legal command (M20)
+
+
+def _red_has_one_site_left(s, free_city):
+    """Red holds only card 5 (the centre for every seat) and one 1-story part; green owns the centre of every
+    city with 4 floors but ``free_city`` (None: of every city). Blue holds card 1 and one 1-story part."""
+    for city in s.cities:
+        if city != free_city:
+            put(s, city, 5, ("green", 4))
+    s.hands[BLUE] = [1, 1, 1, 1]
+    give(s, "blue", 1)
+    s.hands[RED] = [5, 5, 5, 5]
+    give(s, "red", 1)
+
+
+def test_a_play_that_is_the_only_legal_command_is_played_for_the_builder(game4):
+    s = game4
+    _red_has_one_site_left(s, "cairo")
+    moves = s.moves
+    events = s.apply_command(BLUE, "play 1 manhattan 1")
+    assert kinds(events) == ["built", "forced", "built"]
+    assert events[1]["actor"] == RED
+    assert events[1]["text"] == "had only one legal command (play 5 cairo 1), so pbem played it for them"
+    assert events[2]["actor"] == RED and events[2]["city"] == "cairo" and events[2]["site"] == 5
+    assert s.cities["cairo"][4] == [["red", 1]]
+    assert s.current_player() == GREEN, "red is not asked: the game waits for the next builder"
+    assert s.moves == moves + 2, "the forced play is a decision made: a reply to the mail that asked it is stale"
+
+
+def test_a_pass_that_is_the_only_legal_command_is_played_for_the_builder(game4):
+    s = game4
+    _red_has_one_site_left(s, None)
+    events = s.apply_command(BLUE, "play 1 manhattan 1")
+    assert kinds(events) == ["built", "forced", "passed"]
+    assert "(pass 5 1)" in events[1]["text"]
+    assert s.boxed["red"] == [1, 0, 0, 0] and s.current_player() == GREEN
+
+
+def test_a_builder_with_a_choice_is_asked(game4):
+    s = game4
+    _red_has_one_site_left(s, "cairo")
+    give(s, "red", 1, 2)
+    s.apply_command(BLUE, "play 1 manhattan 1")
+    assert s.current_player() == RED and s.legal_commands() == ["play 5 cairo 1", "play 5 cairo 2"]
+
+
 # --------------------------------------------------------------------------- the deck (M11)
 
 
