@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from ..services.mail_commands import MailCommands
+from ..services.screening import explain
 from ..words import plural
 from .context import app_context, fail, out
 
@@ -27,6 +27,8 @@ def mail_explain(
 
     The text that was read, the game and player it matches, each command and
     what it would do or why it would be refused, and the reply that would be sent.
+    A mail the worker ignores (an auto-reply, a bounce, a list's mail, our own,
+    a sender over the rate limit) shows only why: it is never answered.
 
     Example:
 
@@ -43,13 +45,22 @@ def mail_explain(
         fail(f"cannot read {file}: {exc.strerror}")
     if len(raw) > MAX_MAIL_BYTES:
         fail(f"{file} is larger than {MAX_MAIL_BYTES // 2**20} MB, more than a mail server passes on")
-    report = MailCommands(app_context(ctx).service()).handle(raw, dry_run=True)
+    context = app_context(ctx)
+    mail = context.config.mail
+    explained = explain(raw, context.service(), game_address=mail.game_address if mail else "")
     if as_json:
-        typer.echo(json.dumps(report.to_dict(), indent=2, default=str))
+        typer.echo(json.dumps(explained.to_dict(), indent=2, default=str))
         return
+    report = explained.report
     # What the mail says is the sender's text: escaped, never read as Rich markup.
     out.print(f"[bold]From:[/] {escape(report.sender or '(no sender)')}    [bold]Subject:[/] {escape(report.subject)}",
               highlight=False)
+    if explained.ignored:
+        out.print("[bold]Outcome:[/] ignored (changes nothing): the worker records this mail and does not process it",
+                  highlight=False)
+        out.print(f"[bold]Why:[/] {escape(explained.ignored)}", highlight=False)
+        out.print("[bold]No reply:[/] ignored mail is never answered", highlight=False)
+        return
     out.print(f"[bold]Read:[/] {report.text.body_type} body, {plural(len(report.text.lines), 'line')} of the player's own"
               + escape(f"; skipped: {', '.join(report.text.ignored)}" if report.text.ignored else ""), highlight=False)
     for line in report.text.lines:

@@ -147,7 +147,10 @@ def automatic_reason(msg: EmailMessage, own_addresses: tuple[str, ...] = ()) -> 
     precedence = _header(msg, "Precedence").strip().lower()
     if precedence in ("bulk", "junk", "list"):
         return f"Precedence: {precedence}"
-    for name in ("List-Id", "List-Unsubscribe", "List-Post", "X-Autoreply", "X-Autorespond", "X-Pbem"):
+    # X-Auto-Response-Suppress (any value): Exchange and Outlook put it on their automatic replies (out of
+    # office), often without Auto-Submitted or Precedence.
+    for name in ("List-Id", "List-Unsubscribe", "List-Post", "X-Autoreply", "X-Autorespond", "X-Auto-Response-Suppress",
+                 "X-Pbem"):
         if _header(msg, name):
             return f"{name} header" if name != "X-Pbem" else "our own mail"
     if _header(msg, "Return-Path").strip() == "<>":

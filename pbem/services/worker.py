@@ -28,7 +28,7 @@ from .. import crashpoints
 from ..adapters.imap_inbox import Inbox, MailboxState
 from ..adapters.outbox_sender import SendReport
 from ..config import MailConfig
-from ..mail.message import automatic_reason, is_bounce, ledger_key, sender, subject
+from ..mail.message import is_bounce, ledger_key, sender, subject
 from ..mail.text import read_message
 from ..words import plural
 from ..store.db import DatabaseUnavailable, is_transient
@@ -39,12 +39,12 @@ from .games import GameService
 from .ledger import MailLedger, error_summary
 from .mail_commands import MailCommands
 from .outbox import OutboxService
-from .refusals import REFUSED, RefusalDigest
+from .refusals import RefusalDigest
 from .relay import OutboxRelay, merge
+from .screening import RATE_LIMIT, why_ignored
 from .timekeeper import Timekeeper
 
 KEPT = ("applied", "info", "away")  # outcomes whose mail goes to the processed folder; the rest to rejected
-RATE_LIMIT = 60  # mails per sender and hour that applied nothing; more are recorded and not processed
 CLAIM_BATCH = 20  # mails claimed at once, then processed and moved out of the mailbox in one IMAP command
 RECONNECT_ERRORS = (IMAPClientError, OSError, socket.timeout, EOFError, DatabaseUnavailable)
 TRANSIENT_TRIES = 4  # tries at one mail while the database fails under it (0.5, 2 and 8 s apart)
@@ -251,13 +251,7 @@ class MailWorker:
             return self.folder_for(recorded), who, "already processed"
         inbound = InboundMail(message_id=key, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid, sender=who,
                               received_at=self.clock())
-        reason = automatic_reason(msg, (self.mail.game_address,))
-        # Only mails that applied nothing count: a lively auction is many mails, while a loop or abuse repeats
-        # without changing anything. Mail that failed to prove its seat does not count either: forged in a
-        # player's name, it would lock the player out (and it is never answered one by one anyway).
-        if not reason and who and self.ledger.count(
-                who, self.clock() - timedelta(hours=1), excluding=("applied", *REFUSED)) >= self.rate_limit:
-            reason = f"rate limit: more than {self.rate_limit} mails from {who} in an hour that applied nothing"
+        reason = why_ignored(msg, ledger=self.ledger, game_address=self.mail.game_address, rate_limit=self.rate_limit)
         if reason:
             inbound.outcome, inbound.reason = "ignored", reason
             self.ledger.queue_mail(None, "", "", inbound=inbound, also=self._bounce_notice(msg, reason, who, key))

@@ -84,3 +84,24 @@ def test_a_bounce_is_told_to_the_moderator_and_an_auto_reply_is_not(db_engine) -
     (told,) = _moderator_mails(db_engine)
     assert told.subject == "[pbem] moderator: a bounce from mailer-daemon@mx.example.test"
     assert "Undelivered Mail Returned to Sender" in told.text_body and "replace-player" in told.text_body
+
+
+def test_an_exchange_auto_reply_with_only_x_auto_response_suppress_is_recorded_and_not_answered(db_engine) -> None:
+    from sqlmodel import Session, select
+
+    from pbem.store.models import InboundMail, OutboxMail
+
+    GameService(db_engine).create_game("fifth-avenue", [("Ann", ANN), ("Bob", BOB)], seed=3)
+    worker = _worker(db_engine, rate_limit=60)
+    with Session(db_engine) as s:
+        queued = len(s.exec(select(OutboxMail).where(OutboxMail.recipient == ANN)).all())
+    mail = EmailMessage()  # what Exchange sends while Ann is away: no Auto-Submitted, no Precedence
+    mail["From"], mail["To"], mail["Subject"] = ANN, GAME, "Automatic reply: [Fifth Avenue #1] your turn"
+    mail["X-Auto-Response-Suppress"], mail["Message-ID"] = "All", make_msgid(domain="example.test")
+    mail.set_content("board\n")  # were it answered, this would get the board back
+    folder, who, outcome = worker.process(bytes(mail), "INBOX", 1, 1)
+    assert (folder, who, outcome) == ("pbem-rejected", ANN, "ignored (X-Auto-Response-Suppress header)")
+    with Session(db_engine) as s:
+        (record,) = s.exec(select(InboundMail)).all()
+        assert (record.outcome, record.reason, record.sender) == ("ignored", "X-Auto-Response-Suppress header", ANN)
+        assert len(s.exec(select(OutboxMail).where(OutboxMail.recipient == ANN)).all()) == queued

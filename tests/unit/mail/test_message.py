@@ -35,6 +35,8 @@ def _mail(sender: str = "Ann <ann@example.org>", content_type: str | None = None
         (_mail(List_Id="<players.example.org>"), "List-Id header"),
         (_mail(List_Unsubscribe="<mailto:leave@example.org>"), "List-Unsubscribe header"),
         (_mail(X_Autoreply="yes"), "X-Autoreply header"),
+        (_mail(X_Auto_Response_Suppress="All"), "X-Auto-Response-Suppress header"),  # Exchange's out-of-office
+        (_mail(X_Auto_Response_Suppress="DR, OOF, AutoReply"), "X-Auto-Response-Suppress header"),
         (_mail(X_Pbem="1"), "our own mail"),
         (_mail(Return_Path="<>"), "null return path (a bounce)"),
         (_mail(content_type='multipart/report; report-type="delivery-status"; boundary="b"'),
@@ -50,6 +52,7 @@ def test_automatic_mail_is_never_answered(mail: EmailMessage, reason: str) -> No
     assert automatic_reason(mail, (GAME,)) == reason
 
 
-@pytest.mark.parametrize("headers", [{}, {"Auto_Submitted": "no"}, {"Precedence": "first-class"}])
+@pytest.mark.parametrize("headers", [{}, {"Auto_Submitted": "no"}, {"Precedence": "first-class"},
+                                     {"X_Auto_Response_Suppress": ""}])
 def test_a_persons_mail_is_answered(headers: dict[str, str]) -> None:
     assert automatic_reason(_mail(**headers), (GAME,)) is None
