@@ -20,6 +20,7 @@ import pytest
 
 from pbem.games.fifth_avenue import new_game
 from pbem.mail.text import (
+    MAX_READ_BYTES,
     MAX_TEXT_BYTES,
     MailText,
     _find_bodies,
@@ -103,7 +104,7 @@ def _alternatives() -> list[Path]:
     found = []
     for eml in EMLS:
         plain, html = _find_bodies(read_message(eml.read_bytes()), [])
-        if plain is not None and html is not None:
+        if plain and html:
             found.append(eml)
     return found
 
@@ -120,7 +121,8 @@ def test_corpus_html_alternative_reads_the_same(eml: Path):
     """Where a mail has both, its HTML alternative alone gives the same lines as its text part."""
     plain, html = _find_bodies(read_message(eml.read_bytes()), [])
     want = expected(eml)
-    assert lines_of(html_to_text(decode_payload(html))) == want.get("html_lines", want["lines"])
+    text = "\n".join(html_to_text(decode_payload(part)) for part in html)
+    assert lines_of(text) == want.get("html_lines", want["lines"])
 
 
 @pytest.mark.parametrize("eml", EMLS, ids=lambda p: p.stem)
@@ -201,6 +203,95 @@ def test_a_line_beginning_with_on_is_not_an_attribution():
     assert lines_of(text) == ["On second thought:", "move white 34W", "On 34W please"]
 
 
+# Gmail's attribution in languages that put the date first and have no "On".
+DATE_FIRST = [
+    "man. 23. nov. 2026 kl. 10:00 skrev Ann <ann@example.org>:",  # Norwegian
+    "pon., 23 lis 2026 o 10:00 Ann <ann@example.org> napisał(a):",  # Polish
+    "ma 23. marrask. 2026 klo 10.00 Ann (ann@example.org) kirjoitti:",  # Finnish
+    "пн, 23 нояб. 2026 г. в 10:00, Ann <ann@example.org>:",  # Russian
+    "po 23. 11. 2026 v 10:00 odesílatel Ann <ann@example.org> napsal:",  # Czech
+    "2026年11月23日(月) 10:00 Ann <ann@example.org>:",  # Japanese
+    "2026年11月23日(月) 10:00 Ann <ann@example.org>：",  # Japanese, full-width colon
+]
+
+
+@pytest.mark.parametrize(
+    "attribution",
+    DATE_FIRST
+    + [
+        # wrapped by Gmail, mostly before the address
+        "man. 23. nov. 2026 kl. 10:00 skrev Ann Lee <\nann@example.org>:",
+        "pon., 23 lis 2026 o 10:00 Ann Lee <ann@example.org>\nnapisał(a):",
+        "ma 23. marrask. 2026 klo 10.00 Ann Lee (\nann@example.org) kirjoitti:",
+        "пн, 23 нояб. 2026 г. в 10:00, Ann Lee (Moderator) <\nann@example.org>:",
+        "po 23. 11. 2026 v 10:00 odesílatel Ann Lee <\nann@example.org> napsal:",
+        "2026年11月23日(月) 10:00 Ann Lee <\nann@example.org>:",
+        # Zoho, framed in dashes
+        "---- On Mon, 23 Nov 2026 10:00:00 +0000 Ann <ann@example.org> wrote ----",
+        "---- On Mon, 23 Nov 2026 10:00:00 +0000 Ann <ann@example.org>\nwrote ----",
+        "---- On Mon, 23 Nov 2026 10:00:00 +0000 Ann\n<ann@example.org> wrote ----",
+        # Yahoo, split over two lines, the second starting with the address, with leading spaces
+        "On Monday, November 23, 2026, 10:00:00 AM GMT, Ann\n<ann@example.org> wrote:",
+        "    On Monday, November 23, 2026, 10:00:00 AM GMT, Ann <\n   ann@example.org> wrote:  ",
+        "    On Monday, November 23, 2026, 10:00:00 AM GMT,\n <ann@example.org> wrote:",
+        "    Am Montag, 23. November 2026, 10:00:00 MEZ hat Ann\n<ann@example.org> Folgendes geschrieben:  ",
+    ],
+)
+def test_attributions_of_more_clients_and_languages_are_dropped(attribution, board):
+    # with the quote below, and alone (our mail cut off, or sent back unquoted further down)
+    for text in (f"bid brown 4 6\n\n{attribution}\n\n{quote(board)}\n", f"bid brown 4 6\n\n{attribution}\n"):
+        lines, ignored = reply_lines(text)
+        assert lines == ["bid brown 4 6"]
+        assert "1 attribution line ('On ... wrote:')" in ignored
+
+
+@pytest.mark.parametrize(
+    "attribution",
+    [
+        "man. 23. nov. 2026 kl. 10:00 skrev Ann Lee\n<ann@example.org>:",
+        "2026年11月23日(月) 10:00 Ann <\nann@example.org>:",
+        "On Mon, 23 Nov 2026 at 10:00, Ann Lee\n<ann@example.org>\nwrote:",
+    ],
+)
+def test_a_players_line_just_above_an_attribution_is_not_taken_into_it(attribution):
+    lines, ignored = reply_lines(f"bid brown 4 6\n{attribution}\n> quoted\n")
+    assert lines == ["bid brown 4 6"]
+    assert ignored == ["1 quoted line", "1 attribution line ('On ... wrote:')"]
+
+
+def test_players_lines_with_a_colon_a_date_or_an_address_are_kept():
+    text = (
+        "bid: brown 4 6\nNote: I am away 2026-12-24\nAt 10:00: bid brown 4 6\nOn Monday I wrote: pass\n"
+        "Ask Bob <bob@example.org> about it:\nBob <bob@example.org> said at 10:00 that he passes\n"
+        "----- 2026 -----"
+    )
+    assert reply_lines(text) == (text.split("\n"), [])
+
+
+@pytest.mark.parametrize(
+    "attribution",
+    [
+        "On Mon, 23 Nov 2026 at 10:00, pbem <game@example.org> wrote:",
+        "On 23 November 2026 10:00:00 CET, Fifth Avenue <pbem@example.org> wrote:",
+        "Am 23.11.2026 um 10:00 schrieb pbem <game@example.org>:",
+        "Le lun. 23 nov. 2026 à 10:00, pbem <game@example.org> a écrit :",
+        *DATE_FIRST,
+    ],
+)
+def test_a_command_after_the_attribution_on_the_same_line_is_kept(attribution):
+    lines, ignored = reply_lines(f"{attribution} bid brown 4 6\n> quoted\n")
+    assert lines == ["bid brown 4 6"]
+    assert ignored == ["1 quoted line", "attribution before 'bid brown 4 6' on the same line"]
+
+
+def test_only_the_attribution_is_cut_from_its_line():
+    text = "On Mon, 23 Nov 2026 at 10:00, pbem <game@example.org> wrote: bid: brown 4 6\n> quoted\nthanks"
+    assert lines_of(text) == ["bid: brown 4 6", "thanks"]
+    # what follows is read as a line of its own
+    assert reply_lines("On Mon, 23 Nov 2026 at 10:00, pbem <game@example.org> wrote: end\npass") == (
+        [], ["attribution before 'end' on the same line", "text after 'end' (1 line)"])
+
+
 # =========================================================================== Outlook and forwards
 
 
@@ -219,6 +310,20 @@ def test_a_line_beginning_with_on_is_not_an_attribution():
         "De : Fifth Avenue <pbem@example.org>\nEnvoyé : lundi 3 mars 2025 10:15\nÀ : Bob\nObjet : your turn",
         "De: Fifth Avenue <pbem@example.org>\nEnviado el: lunes, 3 de marzo de 2025 10:15\nPara: Bob\nAsunto: your turn",
         "From: Fifth Avenue <pbem@example.org>\nDate: Monday, 3 March 2025 at 10:15\nTo: Bob\nSubject: your turn",
+        "Od: Fifth Avenue <pbem@example.org>\nWysłano: poniedziałek, 23 listopada 2026 10:00\nDo: Bob\nDW: Cy\n"
+        "Temat: your turn",
+        "-----Wiadomość oryginalna-----\nOd: Fifth Avenue <pbem@example.org>\nWysłano: 23 listopada 2026 10:00\n"
+        "Do: Bob\nTemat: your turn",
+        "Lähettäjä: Fifth Avenue <pbem@example.org>\nLähetetty: maanantai 23. marraskuuta 2026 10.00\n"
+        "Vastaanottaja: Bob\nKopio: Cy\nAihe: your turn",
+        "От: Fifth Avenue <pbem@example.org>\nОтправлено: 23 ноября 2026 г. 10:00\nКому: Bob\nКопия: Cy\n"
+        "Тема: your turn",
+        "Från: Fifth Avenue <pbem@example.org>\nSkickat: den 23 november 2026 10:00\nTill: Bob\nKopia: Cy\n"
+        "Ämne: your turn",
+        "________________________________\nFrån: Fifth Avenue <pbem@example.org>\nSkickat: den 23 november 2026 10:00\n"
+        "Till: Bob\nÄmne: your turn",
+        "Fra: Fifth Avenue <pbem@example.org>\nSendt: 23. november 2026 10:00\nTil: Bob\nEmne: your turn",
+        "Fra: Fifth Avenue <pbem@example.org>\nDato: mandag 23. november 2026 kl. 10:00\nTil: Bob\nEmne: your turn",
     ],
 )
 def test_outlook_header_block_drops_everything_below(separator, board):
@@ -231,6 +336,15 @@ def test_outlook_header_block_drops_everything_below(separator, board):
 
 def test_a_lone_from_line_is_not_a_header_block():
     assert lines_of("From: me, Ann\nA\n\nthanks") == ["From: me, Ann", "A", "thanks"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["To: Bob, pass", "Til: Bob, pass\nEmne: bid brown 4 6", "Do: Bob\nTemat: pass", "Кому: Bob\nТема: pass",
+     "Till: Bob, pass", "Od: me\nA\nthanks"],
+)
+def test_header_lines_without_a_from_line_before_them_are_the_players(text):
+    assert lines_of(text) == text.split("\n")
 
 
 @pytest.mark.parametrize(
@@ -539,6 +653,71 @@ def test_forwarded_message_part_is_not_the_players_text():
     assert extract_text(only).body_type == "none"
 
 
+def split_by_image(first: str, second: str, subtype: str = "plain", image: str = 'inline; filename="IMG_0042.png"',
+                   flowed: tuple[bool, bool] = (False, False)) -> EmailMessage:
+    """Apple Mail's and iOS's shape: a multipart/mixed of text, an inline image, text."""
+    def text_part(body: str, is_flowed: bool) -> str:
+        params = "; format=flowed" if is_flowed else ""
+        return f"--b\nContent-Type: text/{subtype}; charset=utf-8{params}\n\n{body}\n"
+
+    disposition = f"Content-Disposition: {image}\n" if image else ""
+    raw = (
+        "Content-Type: multipart/mixed; boundary=b\n\n" + text_part(first, flowed[0])
+        + f"--b\nContent-Type: image/png\n{disposition}Content-Transfer-Encoding: base64\n\niVBORw0KGgo=\n"
+        + text_part(second, flowed[1]) + "--b--\n"
+    )
+    return read_message(raw.encode())
+
+
+@pytest.mark.parametrize("image", ['inline; filename="IMG_0042.png"', "inline", ""])
+def test_text_split_by_an_inline_image_is_read_whole(image):
+    second = "bid brown 4 6\n\n> On 23 Nov 2026, at 10:00, Fifth Avenue <pbem@example.org> wrote:\n> Cy played: A\n"
+    result = extract_text(split_by_image("Look at the violet stack:", second, image=image))
+    assert (result.body_type, result.lines) == ("plain", ["Look at the violet stack:", "bid brown 4 6"])
+    assert result.body.startswith("Look at the violet stack:\nbid brown 4 6\n")
+
+
+def test_html_split_by_an_inline_image_is_read_whole():
+    second = "<div>bid brown 4 6</div><blockquote type=\"cite\">Cy played: A</blockquote>"
+    result = extract_text(split_by_image("<html><body><div>Look:</div></body></html>", second, subtype="html"))
+    assert (result.body_type, result.lines) == ("html", ["Look:", "bid brown 4 6"])
+
+
+def test_each_split_part_is_unflowed_by_its_own_format():
+    msg = split_by_image("I will take the cards this \ntime.", "cards orange green \nmove white 34W",
+                         flowed=(True, False))
+    assert extract_text(msg).lines == ["I will take the cards this time.", "cards orange green", "move white 34W"]
+
+
+def test_split_text_still_skips_attachments_and_forwarded_mail():
+    msg = plain_mail("Look at the violet stack:\n")
+    msg.add_attachment(b"\x89PNG\r\n\x1a\n", maintype="image", subtype="png", disposition="inline", filename="a.png")
+    msg.add_attachment("bid brown 4 6\n", subtype="plain", disposition="inline")
+    msg.add_attachment("pass\n", subtype="plain", filename="notes.txt")
+    msg.add_attachment(plain_mail("stop\n"))  # message/rfc822
+    result = extract_text(msg)
+    assert result.lines == ["Look at the violet stack:", "bid brown 4 6"]
+    assert "attachment text/plain (notes.txt)" in result.ignored
+
+
+def test_an_alternative_gives_one_part_of_each_kind():
+    """Alternatives say the same thing again: they are not joined, and the plain one pairs with the (split) HTML."""
+    raw = (
+        "Content-Type: multipart/alternative; boundary=alt\n\n--alt\nContent-Type: text/plain\n\nLook:\nbid brown 4 6\n"
+        "--alt\nContent-Type: text/plain\n\nLook again:\nbid brown 4 6\n"
+        "--alt\nContent-Type: multipart/mixed; boundary=mix\n\n--mix\nContent-Type: text/html\n\n<p>Look:</p>\n"
+        "--mix\nContent-Type: image/png\nContent-Disposition: inline\n\nx\n"
+        "--mix\nContent-Type: text/html\n\n<p>bid brown 4 6</p>\n--mix--\n--alt--\n"
+    )
+    msg = read_message(raw.encode())
+    result = extract_text(msg)
+    assert (result.body_type, result.lines) == ("plain", ["Look:", "bid brown 4 6"])
+    assert "another text/plain alternative" in result.ignored
+    plain, html = _find_bodies(msg, [])
+    assert (len(plain), len(html)) == (1, 2)
+    assert lines_of("\n".join(html_to_text(decode_payload(part)) for part in html)) == ["Look:", "bid brown 4 6"]
+
+
 def test_nested_multipart_mixed():
     raw = (
         "Content-Type: multipart/mixed; boundary=outer\n\n--outer\nContent-Type: multipart/mixed; boundary=mid\n\n"
@@ -643,9 +822,65 @@ def test_just_under_the_limit_is_read():
 
 
 def test_oversized_html_is_not_parsed():
-    html = "<p>pass</p>" + "<div>" * (MAX_TEXT_BYTES // 5 + 1)
-    result = extract_text(plain_mail(html, subtype="html"))
+    html = "<p>pass</p>" + "<div>" * (MAX_READ_BYTES // 5 + 1)
+    result = extract_text(raw_mail("Content-Type: text/html; charset=utf-8\n", html.encode()))
     assert (result.oversized, result.lines, result.body_type) == (True, [], "html")
+    assert result.body == html  # its source, unread
+
+
+OUR_LINE = "It is your turn. You may send: place 34W orange, place 34W green, place 34W brown"
+OWN_LINE = "I think we should talk about the orange plot before anyone builds there"
+
+
+def filler(size: int, prefix: str = "", line: str = OUR_LINE) -> str:
+    """About ``size`` bytes of ``line``, each starting with ``prefix``."""
+    line = prefix + line + "\n"
+    return line * (size // len(line) + 1)
+
+
+LONG_QUOTES = {
+    "quoted": lambda: filler(1_500_000, "> "),
+    "attribution and quote": lambda: "On Mon, 23 Nov 2026 at 10:00, Fifth Avenue <pbem@example.org> wrote:\n\n"
+    + filler(1_500_000, "> "),
+    "outlook original": lambda: "-----Original Message-----\nFrom: Fifth Avenue <pbem@example.org>\n"
+    "Sent: Monday, November 23, 2026 10:00 AM\nTo: Ann\nSubject: your turn\n\n" + filler(1_500_000),
+}
+
+
+@pytest.mark.parametrize("shape", LONG_QUOTES)
+def test_a_short_command_above_a_long_quote_is_read(shape):
+    body = "bid brown 4 6\n\n" + LONG_QUOTES[shape]()
+    assert len(body) > 1.4 * MAX_TEXT_BYTES
+    result = extract_text(raw_mail("Content-Type: text/plain; charset=utf-8\n", body.encode()))
+    assert (result.oversized, result.lines) == (False, ["bid brown 4 6"])
+    assert result.body == body
+
+
+def test_a_short_command_above_a_long_html_quote_is_read():
+    html = "<div>bid brown 4 6</div><blockquote>" + filler(1_500_000).replace("\n", "<br>\n") + "</blockquote>"
+    result = extract_text(raw_mail("Content-Type: text/html; charset=utf-8\n", html.encode()))
+    assert (result.oversized, result.lines, result.body_type) == (False, ["bid brown 4 6"], "html")
+
+
+def test_long_own_text_is_oversized():
+    body = "bid brown 4 6\n" + filler(1_500_000, line=OWN_LINE)
+    result = extract_text(raw_mail("Content-Type: text/plain; charset=utf-8\n", body.encode()))
+    assert (result.oversized, result.lines) == (True, [])
+    assert result.body == body  # read, then refused
+    assert result.ignored[-1] == f"oversized: the player's own lines pass {MAX_TEXT_BYTES} bytes"
+
+
+def test_a_body_over_the_read_ceiling_is_not_read():
+    body = "bid brown 4 6\n\n" + filler(MAX_READ_BYTES, "> ")
+    result = extract_text(raw_mail("Content-Type: text/plain; charset=utf-8\n", body.encode()))
+    assert (result.oversized, result.lines) == (True, [])
+    assert result.ignored == [f"oversized plain body ({len(body)} bytes, at most {MAX_READ_BYTES})"]
+
+
+def test_reply_lines_stops_reading_past_its_limit():
+    assert reply_lines("ab\ncd\nef\n\ngh\n> quoted\nij", limit=3) == (
+        ["ab", "cd"], ["text after 3 bytes of own lines (4 lines)"])
+    assert reply_lines("ab\ncd", limit=4) == (["ab", "cd"], [])
 
 
 def test_large_but_allowed_mail_is_quick():
