@@ -6,7 +6,8 @@
 0
 """
 
-from .actions import split_commands
+from .actions import COMMAND_WORDS, split_commands, vocabulary  # COMMAND_WORDS: first words that make a line a command
+from .board import load_board
 from .guide import (PUBLIC_EVENTS, RESULT_EVENTS, decision_context, decision_notes, decision_subject, event_text,
                     hand_text, legal_shapes,
                     owed_this_turn, turn_owner)
@@ -15,15 +16,13 @@ from .state import TERMINAL, State
 from .timeouts import decision_kind, timeout_command
 
 NAME = "fifth-avenue"
-# First words that make a line a command (everything else in a mail is chatter).
-COMMAND_WORDS = frozenset(
-    {"place", "a", "b", "c", "d", "action", "cards", "card", "take", "move", "bid", "raise", "add", "pass", "build", "stop"}
-)
+# The words of its commands, on either side of the board: the mail reader tells commands from prose by them.
+VOCABULARY = vocabulary((load_board(False), load_board(True)))
 TITLE = "Fifth Avenue"
 PLAYERS = (2, 3, 4)
 
 __all__ = [
-    "COMMAND_WORDS", "NAME", "PLAYERS", "PUBLIC_EVENTS", "RESULT_EVENTS", "TERMINAL", "TITLE", "State",
+    "COMMAND_WORDS", "NAME", "PLAYERS", "PUBLIC_EVENTS", "RESULT_EVENTS", "TERMINAL", "TITLE", "VOCABULARY", "State",
     "decision_context", "decision_kind", "decision_notes", "decision_subject", "event_text", "hand_text", "legal_shapes", "new_game", "owed_this_turn",
     "split_commands", "timeout_command", "turn_owner",
 ]

@@ -11,9 +11,13 @@ import re
 from dataclasses import dataclass
 
 from ..errors import InvalidCommandError
+from ..vocabulary import Vocabulary, did_you_mean
 from .board import BLACK, VALUES, Board
 
 Counts = tuple[int, int, int]  # how many cards of value 4, 5 and 6
+COMMAND_WORDS = frozenset(
+    {"place", "a", "b", "c", "d", "action", "cards", "card", "take", "move", "bid", "raise", "add", "pass", "build", "stop"}
+)
 
 
 def counts_values(counts: Counts) -> list[int]:
@@ -219,9 +223,14 @@ class _Reader:
         code = self._longest(_place_table(self.board))
         if code is None:
             raise self.error(
-                f"'{self.peek()}' is not {what} (use a code: CH, " + ", ".join(self.board.district_codes) + ", CP)"
+                f"'{self.peek()}' is not {what}{self.guess(_place_words(self.board))} (use a code: CH, "
+                + ", ".join(self.board.district_codes) + ", CP)"
             )
         return code
+
+    def guess(self, words: dict[str, str]) -> str:
+        """' (did you mean brown?)' when the next token is a small typo of one of ``words`` (word -> its name)."""
+        return did_you_mean(self.peek() or "", words, spell=words.get)
 
     def at_place(self) -> bool:
         """Whether a place (a district, CH or CP) comes next; reads nothing."""
@@ -240,7 +249,8 @@ class _Reader:
                 table[alias] = self.board.sixth_plot
         color = self._longest(table, 2)
         if color is None:
-            raise self.error(f"'{self.peek()}' is not a plot color ({', '.join(self.board.plot_colors)})")
+            raise self.error(f"'{self.peek()}' is not a plot color{self.guess(table)} "
+                             f"({', '.join(self.board.plot_colors)})")
         return color
 
     def color(self) -> str | None:
@@ -265,7 +275,8 @@ class _Reader:
             raise self.error("a business is missing")
         business = self._longest(table, 2)
         if business is None:
-            raise self.error(f"'{self.peek()}' is not a business ({', '.join(self.board.business_types)})")
+            raise self.error(f"'{self.peek()}' is not a business{self.guess(table)} "
+                             f"({', '.join(self.board.business_types)})")
         return business
 
     def commissioner(self, required: bool) -> str | None:
@@ -283,6 +294,29 @@ class _Reader:
 
 
 _PLACE_TABLES: dict[bool, dict[str, str]] = {}
+
+
+def _card_colors(board: Board) -> dict[str, str]:
+    """The colored cards' colors and their aliases, each -> its color."""
+    return {**{c: c for c in board.plot_colors}, **board.color_aliases}
+
+
+def _place_words(board: Board) -> dict[str, str]:
+    """The one-word names of places (codes, aliases) -> the place's code, for a typo's suggestion."""
+    return {alias: code for alias, code in _place_table(board).items() if " " not in alias}
+
+
+def vocabulary(boards: tuple[Board, ...]) -> Vocabulary:
+    """The words of Fifth Avenue's commands on these boards (the front and the back side), for the mail reader."""
+    words: set[str] = {BLACK}
+    for board in boards:
+        words.update(_card_colors(board), board.commissioners, *(name.split() for name in _place_table(board)))
+        for business in (*board.business_types, *board.business_aliases):
+            words.update(_tokens(business), [] if " " in business else [business + "s"])
+        for alias in board.sixth_plot_aliases:
+            words.update(_tokens(alias))
+    return Vocabulary(commands=COMMAND_WORDS, words=frozenset(words), fillers=frozenset({"a", "b", "c", "d", "building", "to"}),
+                      alone=frozenset({"a", "d", "pass", "stop", "action"}))  # "action" as in "action A"
 
 
 def _place_table(board: Board) -> dict[str, str]:
@@ -320,10 +354,12 @@ def parse_command(board: Board, text: str) -> Action | PartialMove:
         if commissioner is None and r.more() and not r.at_place():
             who = " or ".join(board.commissioners)
             if len(r.toks) - r.i > 1:  # 'move whte 34E': a word where the commissioner goes
-                raise r.error(f"'{r.peek()}' is not a commissioner (the commissioners are "
-                              f"{' and '.join(board.commissioners)})")
+                raise r.error(f"'{r.peek()}' is not a commissioner{r.guess({c: c for c in board.commissioners})} "
+                              f"(the commissioners are {' and '.join(board.commissioners)})")
             raise r.error(f"'{r.peek()}' is neither a commissioner ({who}) nor a destination (CH, "
                           + ", ".join(board.district_codes) + ", CP)")
+        if r.peek() == "to":  # 'move white to 42E' reads naturally
+            r.i += 1
         destination = r.place("a destination") if r.more() else None
         r.done()
         if commissioner is None or destination is None:
@@ -342,7 +378,8 @@ def parse_command(board: Board, text: str) -> Action | PartialMove:
         while r.more():
             color = r.color()
             if color is None or color == BLACK:
-                raise r.error(f"'{r.peek() if color is None else 'black'}' is not a colored card stack")
+                word = r.peek() if color is None else BLACK
+                raise r.error(f"'{word}' is not a colored card stack{r.guess(_card_colors(board)) if color is None else ''}")
             colors.append(color)
         if not colors:
             raise r.error("name the colors of the two cards you take")
@@ -382,9 +419,10 @@ def _parse_bid(r: _Reader) -> Bid:
                 colored_color = color
             current = color
             continue
+        guess = r.guess({**_card_colors(r.board), BLACK: BLACK})
         tok = r.next("a card value")
         if not tok.isdigit() or int(tok) not in VALUES:
-            raise r.error(f"'{tok}' is neither a color nor a card value (4, 5 or 6)")
+            raise r.error(f"'{tok}' is neither a color{guess} nor a card value (4, 5 or 6)")
         if current is None:
             raise r.error("name the color before the values, for example 'bid gray 4 4 black 5'")
         target = black if current == BLACK else colored

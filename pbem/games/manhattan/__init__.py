@@ -6,8 +6,8 @@
 0
 """
 
-from .actions import split_commands
-from .board import absolute_site, seat_colors, seat_sides, seen_from
+from .actions import COMMAND_WORDS, split_commands, vocabulary
+from .board import absolute_site, load_board, seat_colors, seat_sides, seen_from
 from .guide import (
                     PUBLIC_EVENTS,
                     RESULT_EVENTS,
@@ -25,14 +25,14 @@ from .state import TERMINAL, State
 from .timeouts import decision_kind, timeout_command
 
 NAME = "manhattan"
-# First words that make a line a command (everything else in a mail is chatter).
-COMMAND_WORDS = frozenset({"choose", "play", "build", "pass"})
+# The words of its commands: the mail reader tells commands from prose by them.
+VOCABULARY = vocabulary(load_board())
 TITLE = "Manhattan"
 PLAYERS = (2, 3, 4)
 
 
 __all__ = [
-    "COMMAND_WORDS", "NAME", "PLAYERS", "PUBLIC_EVENTS", "RESULT_EVENTS", "TERMINAL", "TITLE", "State",
+    "COMMAND_WORDS", "NAME", "PLAYERS", "PUBLIC_EVENTS", "RESULT_EVENTS", "TERMINAL", "TITLE", "VOCABULARY", "State",
     "absolute_site", "decision_context", "decision_kind", "decision_notes", "decision_subject", "event_text",
     "hand_text", "legal_shapes", "new_game",
     "owed_this_turn", "seat_colors", "seat_sides", "seen_from", "split_commands", "timeout_command", "turn_owner",

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from difflib import get_close_matches
 from functools import lru_cache
 
 from ..errors import InvalidCommandError
+from ..vocabulary import Vocabulary, did_you_mean
 from .board import SITES, Board, load_board, normalise
 
 
@@ -74,7 +74,16 @@ _FILLER = frozenset({
     "card", "cards", "in", "on", "at", "a", "an", "the", "part", "parts", "piece", "pieces", "story", "stories",
     "storey", "storeys", "floor", "floors", "size", "with", "of", "and", "site", "city", "build", "builds",
 })
-_WORDS = {"choose": "choose", "play": "play", "build": "play", "pass": "pass"}  # = COMMAND_WORDS
+_WORDS = {"choose": "choose", "play": "play", "build": "play", "pass": "pass"}
+COMMAND_WORDS = frozenset(_WORDS)  # first words that make a line a command
+
+
+def vocabulary(board: Board) -> Vocabulary:
+    """The words of Manhattan's commands, for the mail reader: colors, cities and their aliases; the filler
+    words a command may hold ('play card 5 in sydney') do not alone make a line a command."""
+    words = {*board.colors, *board.color_aliases, *(token for alias in board.city_aliases for token in alias.split())}
+    return Vocabulary(commands=COMMAND_WORDS, words=frozenset(words), fillers=_FILLER - COMMAND_WORDS | {"x"},
+                      alone=frozenset({"pass"}))  # never a whole command, but the parser explains what it needs
 
 
 def split_commands(line: str) -> list[str]:
@@ -139,9 +148,9 @@ def _unknown_word(board: Board, word: str, tok: str) -> str:
     why = f"'{tok}' is neither a number, a city nor a color"
     if word != "play":
         return why
-    near = get_close_matches(tok, [*board.city_aliases, *board.colors], n=1, cutoff=0.6)
-    guess = (board.name(board.city_aliases[near[0]]) if near[0] in board.city_aliases else near[0]) if near else ""
-    return (why + (f" (did you mean {guess}?)" if guess else "")
+    guess = did_you_mean(tok, [*board.city_aliases, *board.colors],
+                         spell=lambda w: board.name(board.city_aliases[w]) if w in board.city_aliases else w)
+    return (why + guess
             + f"; the cities are {', '.join(names[:-1])} and {names[-1]}")
 
 
