@@ -72,7 +72,8 @@ def mail_explain(
     out.print(f"[bold]Outcome:[/] {report.outcome}" + (" (would change the game)" if report.changed else " (changes nothing)"),
               highlight=False)
     for r in report.lines:
-        out.print(f"  {r.status:>9}: {r.line}" + (f"  -- {r.note}" if r.note else ""), highlight=False, markup=False)
+        out.print(f"  {r.status:>9}: {r.line}" + (f"  {r.read_from_words()}" if r.read_from else "")
+                  + (f"  -- {r.note}" if r.note else ""), highlight=False, markup=False)
     if report.not_answered:
         out.print(f"[bold]No reply:[/] {escape(report.not_answered)}", highlight=False)
     elif report.reply_body:

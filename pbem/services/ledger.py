@@ -23,6 +23,7 @@ from ..mail.message import is_address, is_message_id
 from ..store.models import InboundMail, OutboxMail, utcnow
 from ..store.uow import UnitOfWork
 
+RECENT_MAILS = 60  # a game's mails to a player that a reply is compared with for pasted text (about a week's)
 ERROR_SUMMARY = 2000  # characters of an error kept in a mail's record: what went wrong and where
 
 
@@ -114,6 +115,21 @@ class MailLedger:
             ).all()
         found = {mid: AskedDecision(game_id, number, key, words) for mid, game_id, number, key, words in rows}
         return next((found[mid] for mid in message_ids if mid in found), None)
+
+    def sent_to(self, message_ids: list[str], game_id: int, recipient: str,
+                limit: int = RECENT_MAILS) -> list[tuple[str, str]]:
+        """(subject, text) of the mails a reply answers (``message_ids``) and of the last ``limit`` mails of the game
+        sent to ``recipient``: what a player's reply may hold of ours, pasted back or quoted in its subject."""
+        with UnitOfWork(self.engine) as uow:
+            answered = uow.session.exec(
+                select(OutboxMail.subject, OutboxMail.text_body).where(OutboxMail.message_id.in_(message_ids))
+            ).all() if message_ids else []
+            recent = uow.session.exec(
+                select(OutboxMail.subject, OutboxMail.text_body)
+                .where(OutboxMail.game_id == game_id, OutboxMail.recipient == recipient)
+                .order_by(OutboxMail.id.desc()).limit(limit)  # type: ignore[union-attr]
+            ).all()
+        return [(subject, text) for subject, text in (*answered, *recent)]
 
     def asked(self, game_id: int, number: int) -> AskedDecision | None:
         """The decision ``number`` of a game as its latest mail that asked for it recorded it (after an undo a

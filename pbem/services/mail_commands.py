@@ -23,12 +23,15 @@ from typing import Any
 from .. import render
 from ..games import get_game
 from ..mail.message import decision, game_tag, message_id, references, sender, subject
+from ..games.vocabulary import Vocabulary
+from ..mail.commands import LineReading, own_subject, read_line
+from ..mail.pasted import SentText
 from ..mail.text import MailText, extract_text, read_message
 from ..games.errors import CommandError
 from ..games.legal import compact
 from .ledger import AskedDecision, MailLedger
 from .games import (CommandRejected, DecisionMoved, GameInfo, GameNotActive, GameNotFound, GameService,
-                    PlayerNotInGame, ServiceError, split_lines)
+                    PlayerNotInGame, ServiceError)
 from ..store.models import GameStatus, InboundMail
 from .notices import subject_tag, thread_root, with_names
 from .refusals import REFUSED
@@ -53,6 +56,7 @@ NO_COMMAND_ANSWERS = 3  # answers an hour to a player's mails without commands (
 MAX_COMMANDS = 100  # command lines one mail may have; a longer mail is refused whole, unread
 MAX_LISTED = 20  # lines of a mail quoted back in the reply (what was ignored); the rest are counted
 HISTORY_LINES = 20
+SUBJECT = "the subject"  # where a command was read when the body had none
 
 
 @dataclass
@@ -60,6 +64,19 @@ class LineReport:
     line: str
     status: str  # done, not done, answered, ignored
     note: str = ""
+    read_from: str = ""  # the player's whole line (or "the subject ..."), when only this part of it was a command
+
+    def read_from_words(self) -> str:
+        return read_from_words(self.read_from)
+
+
+def read_from_words(read_from: str) -> str:
+    """Where a command was read, when it was not a whole line of its own: for the player."""
+    if not read_from:
+        return ""
+    if read_from.startswith(SUBJECT):
+        return f"(read from {read_from})"
+    return f"(read from your line '{read_from}'; the rest of it is not a command)"
 
 
 @dataclass
@@ -224,6 +241,8 @@ class MailCommands:
             report.outcome = "not-a-player"
             self._reply(report, [_wrap(f"You ({report.sender}) do not play in game {game_id}.")] + self._your_games(report))
             return
+        sent = self.ledger.sent_to(references(msg), game_id, report.sender or "")
+        raw_lines = self._without_our_text(msg, report, info, sent) or raw_lines
         raw_lines, given = _split_secret_lines(raw_lines)
         secret = next(p.secret for p in info.players if p.seat == report.seat)
         if secret and not any(hmac.compare_digest(word.lower().encode(), secret.encode()) for word in given):
@@ -236,8 +255,9 @@ class MailCommands:
                 f"Game {game_id} asks for the seat's secret word in every mail, and this mail {why}, so nothing in "
                 "it was applied or answered.")])
             return
-        words = get_game(info.kind).COMMAND_WORDS
-        commands, asked, ignored, away = [], [], [], []
+        vocabulary = get_game(info.kind).VOCABULARY
+        readings: list[LineReading] = []
+        asked, ignored, away = [], [], []
         for line in raw_lines:
             first = line.split()[0].lower().rstrip(":,.")
             if first in INFO_WORDS and len(line.split()) == 1:
@@ -245,10 +265,13 @@ class MailCommands:
                     asked.append(first)
             elif first == "away":
                 away.append(line)
-            elif first in words:
-                commands.append(line)
+            elif (reading := read_line(line, vocabulary)).commands:
+                readings.append(reading)
             else:
-                ignored.append(line)
+                ignored.append(line)  # prose: 'Take care,', 'Pass my regards to Bob'
+        if not (readings or away or asked):
+            readings = self._subject_commands(report, vocabulary, [subject for subject, _ in sent])
+        commands = [command for reading in readings for command in reading.commands]
         if len(commands) + len(away) > MAX_COMMANDS:
             report.outcome = "rejected"
             self._reply(report, [_wrap(
@@ -260,7 +283,7 @@ class MailCommands:
         if absences is None:
             pass  # refused, and said why: nothing of the mail applies
         elif commands:
-            self._apply(report, info, commands, answered, dry_run)
+            self._apply(report, info, readings, ignored, answered, dry_run)
         elif away:
             report.outcome = "away"
         elif not asked:
@@ -289,6 +312,32 @@ class MailCommands:
             report.reply_body = "\n".join(body).strip() + "\n"
         else:
             self._reply(report, body)
+
+    def _without_our_text(self, msg: Any, report: MailReport, info: GameInfo, sent: list[tuple[str, str]]) -> list[str]:
+        """The player's lines read again without what they pasted back of our mails (``sent``: the mail answered
+        and the game's recent mails to them), wherever it stands; [] when nothing of ours was pasted."""
+        ours = SentText(text for _, text in sent)
+        if not ours:
+            return []
+        vocabulary = get_game(info.kind).VOCABULARY
+
+        def sent_by_players(line: str) -> bool:  # a line a player sends as it is in our mails: an order
+            words = line.lower().split()
+            return (len(words) == 1 and words[0] in INFO_WORDS) or words[0] in ("game", "away", "secret") or \
+                read_line(line, vocabulary).whole
+
+        text = extract_text(msg, pasted=lambda lines: ours.pasted(lines, sent_by_players))
+        if text.lines == report.text.lines:
+            return []
+        report.text = text
+        return self._game_lines(text.lines)[1]
+
+    def _subject_commands(self, report: MailReport, vocabulary: Vocabulary, ours: list[str]) -> list[LineReading]:
+        """The commands of a mail whose body has none, read from its subject: 'Re: [Manhattan #2] your turn ...
+        play 5 cairo 1', or a new mail '[Fifth Avenue #3] pass'. A reply whose answered subject we do not know
+        is not read: its words may be ours."""
+        reading = read_line(own_subject(report.subject, ours), vocabulary)
+        return [replace(reading, line=f"{SUBJECT} '{report.subject}'", left=[report.subject])] if reading.commands else []
 
     def _absences(self, report: MailReport, info: GameInfo, lines: list[str],
                   commands: list[str]) -> list[tuple[str, date, date]] | None:
@@ -388,10 +437,11 @@ class MailCommands:
             report.answered = answered.words or f"decision {answered.number}"
         return answered
 
-    def _apply(self, report: MailReport, info: GameInfo, lines: list[str], answered: AskedDecision | None,
-               dry_run: bool) -> None:
-        commands = [command for line in lines for command in split_lines(line)]  # 'A; cards orange gray': two
-        note = self._note_for_sender(report, lines)
+    def _apply(self, report: MailReport, info: GameInfo, readings: list[LineReading], ignored: list[str],
+               answered: AskedDecision | None, dry_run: bool) -> None:
+        commands = [command for reading in readings for command in reading.commands]
+        read_from = [("" if reading.whole else reading.line) for reading in readings for _ in reading.commands]
+        note = self._note_for_sender(ignored, [(command, line) for command, line in zip(commands, read_from) if line])
         if answered is None:
             note = [f"Your mail did not answer a mail that asked for a decision, so it was applied to the one "
                     f"open: {self._yours(report, info, report.open_now)} (decision {info.state.moves}).", *note]
@@ -402,20 +452,22 @@ class MailCommands:
         except DecisionMoved as exc:
             report.outcome = "stale"
             report.open_now, report.current_decision = exc.now, exc.number
-            report.lines.extend(LineReport(command, "not done", "not applied: the decision it answered is over")
-                                for command in commands)
+            report.lines.extend(LineReport(command, "not done", "not applied: the decision it answered is over", line)
+                                for command, line in zip(commands, read_from))
             return
         except CommandRejected:
             report.outcome = "rejected"
-            report.lines.extend(self._check_whole(info, report.seat, commands))
+            report.lines.extend(replace(checked, read_from=line) for checked, line
+                                in zip(self._check_whole(info, report.seat, commands), read_from))
             return
         except (GameNotActive, PlayerNotInGame) as exc:
             report.outcome = "inactive"
-            report.lines.extend(LineReport(command, "not done", exc.message) for command in commands)
+            report.lines.extend(LineReport(command, "not done", exc.message, line) for command, line in zip(commands, read_from))
             return
         report.outcome = "applied"
         report.effects = done.effects
-        report.lines.extend(LineReport(line, "done", command) for line, command in zip(commands, done.commands))
+        report.lines.extend(LineReport(command, "done", canonical, line)
+                            for command, canonical, line in zip(commands, done.commands, read_from))
 
     @staticmethod
     def _check_whole(info: GameInfo, seat: int | None, commands: list[str]) -> list[LineReport]:
@@ -448,13 +500,15 @@ class MailCommands:
         status = GameStatus.FINISHED if state.is_terminal() else info.status
         return replace(info, state=state, status=status, last_seq=info.last_seq + len(done))
 
-    def _note_for_sender(self, report: MailReport, commands: list[str]) -> list[str]:
-        ignored = [line for line in report.text.lines
-                   if line not in commands and line.split()[0].lower() not in ("game", "secret", *INFO_WORDS)]
-        if not ignored:
-            return []
-        return (["Lines of your mail that were not commands (ignored):"] + [f"  {line}" for line in ignored[:MAX_LISTED]]
-                + _and_more(len(ignored)))
+    @staticmethod
+    def _note_for_sender(ignored: list[str], taken: list[tuple[str, str]]) -> list[str]:
+        """What the sender's confirmation says of their mail besides the commands: where a command was read from
+        a longer line (``taken``: command, line) and the lines that were not commands."""
+        notes = [f"{command} {read_from_words(line)}" for command, line in taken]
+        if ignored:
+            notes += (["Lines of your mail that were not commands (ignored):"] + [f"  {line}" for line in ignored[:MAX_LISTED]]
+                      + _and_more(len(ignored)))
+        return notes
 
     # ------------------------------------------------------------------ the reply
 
@@ -477,12 +531,14 @@ class MailCommands:
         not_done = [r for r in report.lines if r.status == "not done"]
         if done:
             lines.append("Done:")
-            lines += [_wrap(f"{r.line}", "  ") for r in done]
+            for r in done:
+                lines += [_wrap(r.line, "  ")] + ([_wrap(r.read_from_words(), "      ")] if r.read_from else [])
             lines += [_wrap(effect, "    - ") for effect in report.effects]
         if not_done:
             lines.append("Not done:")
             for r in not_done:
-                lines += [_wrap(r.line, "  "), _wrap(r.note, "      ")]
+                lines += [_wrap(r.line, "  ")] + ([_wrap(r.read_from_words(), "      ")] if r.read_from else [])
+                lines += [_wrap(r.note, "      ")]
         ignored = [r for r in report.lines if r.status == "ignored"] + [
             LineReport(x, "ignored") for x in report.text.ignored]
         if ignored:

@@ -1,0 +1,164 @@
+"""Where the commands are in a player's line, and whether the line is prose.
+
+Players write to friends, not to a parser: "Hi all, bid brown 4 6", "bid brown
+4 6 thanks!", and under the command "Take care," and their name. A line is
+read against the game's words (``pbem.games.vocabulary.Vocabulary``); the rule
+is docs/rules.md D42:
+
+- a command starts at a command word that begins the line or follows a clause
+  mark (``, . ! ? : ; -`` and the like), so "Hi all, bid ..." is read and "Why
+  did Bob bid ..." is not;
+- it goes on over the game's words (colors, places, businesses, cities, their
+  aliases, numbers, small typos of them, filler words) and ends at the first
+  other word, or after a word that ends a sentence;
+- it is a command if it holds a game word ("bid brwn 4": a typo, so the parser
+  can answer "did you mean brown?"), or if it is a command by itself ("pass",
+  "A", "stop") and stands alone: at the end of the line or followed by a clause
+  mark ("pass", "Pass, sorry"); "B." under a mail is Bob, not action B;
+- otherwise it is prose: "Take care", "Pass my regards", "Move fast",
+  "A quick question", "Stop sending these".
+
+A line may hold several commands separated by ';' (or by clause marks). What
+is read is reported with what was left around it, so the reply can say which
+part of the line was taken. Pure: no game state, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..games.vocabulary import Vocabulary
+
+_TOKEN = re.compile(r"\S+")
+_EDGE = "\"'`()[]{}<>*_«»“”‘’.,;:!?¡¿…"  # stripped from a token's ends to find its word
+_CLAUSE_END = tuple(",.;:!?)…")  # a token ending in one of these closes a clause
+_SENTENCE_END = tuple(".;!?…")  # ... and one of these also ends a command ('bid: brown 4' goes on)
+_COLON = re.compile(r":(\s|$)")
+_DASHES = frozenset({"-", "--", "–", "—"})
+_ABBREVIATION = 3  # 'st.' in '34th st. west': a short word's dot does not end a sentence
+
+
+@dataclass(frozen=True)
+class LineReading:
+    """One line as read: the commands found in it (in order) and the text around them that was not read."""
+
+    line: str
+    commands: list[str] = field(default_factory=list)
+    left: list[str] = field(default_factory=list)  # the pieces of the line that are not commands
+
+    @property
+    def whole(self) -> bool:
+        """Whether the line is exactly its commands (nothing of it was left unread)."""
+        return bool(self.commands) and not self.left
+
+
+def read_line(line: str, vocabulary: Vocabulary) -> LineReading:
+    """The commands in ``line`` and what is left of it; no commands: the line is prose."""
+    commands: list[str] = []
+    left: list[str] = []
+    for segment in line.split(";"):
+        found, rest = _read_segment(segment, vocabulary)
+        commands += found
+        left += rest
+    return LineReading(line.strip(), commands, left)
+
+
+def _word(token: str) -> str:
+    return token.strip(_EDGE).lower()
+
+
+def _read_segment(segment: str, vocabulary: Vocabulary) -> tuple[list[str], list[str]]:
+    tokens = [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(segment)]
+    commands: list[str] = []
+    left: list[str] = []
+    unread_from = 0  # where the text not yet taken by a command starts
+    i = 0
+    while i < len(tokens):
+        end = _command_at(tokens, i, vocabulary)
+        if end is None:
+            i += 1
+            continue
+        start = tokens[i][0] + (len(tokens[i][2]) - len(tokens[i][2].lstrip(_EDGE)))
+        text = segment[start:tokens[end - 1][1]].rstrip(_EDGE.replace(")", "").replace("]", ""))
+        text = _COLON.sub(r"\1", text)  # 'Cards: orange gray' is 'cards orange gray
+        _keep_words(segment[unread_from:start], left)
+        commands.append(text)
+        unread_from = tokens[end - 1][1]
+        i = end
+    _keep_words(segment[unread_from:], left)
+    return commands, left
+
+
+def _keep_words(text: str, left: list[str]) -> None:
+    text = text.strip(" \t,;-–—")
+    if text.strip(_EDGE + " "):
+        left.append(text)
+
+
+def _command_at(tokens: list[tuple[int, int, str]], i: int, vocabulary: Vocabulary) -> int | None:
+    """The end (exclusive) of the command that starts at token ``i``, or None if none starts there."""
+    if _word(tokens[i][2]) not in vocabulary.commands:
+        return None
+    if i > 0 and not _closes_clause(tokens[i - 1][2]):
+        return None  # in the middle of a sentence: "why did Bob bid brown 4"
+    meant = 0  # game words (not fillers) after the command word
+    j = i + 1
+    if not _ends_sentence(tokens[i][2]):
+        while j < len(tokens):
+            word = _word(tokens[j][2])
+            filler = word in vocabulary.fillers and (word not in vocabulary.commands or j == i + 1)  # 'action A'
+            if not word or not filler and (word in vocabulary.commands or not _means(word, vocabulary)):
+                break
+            meant += word not in vocabulary.fillers
+            j += 1
+            if _ends_sentence(tokens[j - 1][2]):
+                break
+    if meant:
+        return j  # 'bid brown 4 6 thanks!'
+    if _word(tokens[i][2]) not in vocabulary.alone:
+        return None  # 'B.' under a mail is Bob, 'Move on' is prose
+    if j == len(tokens) or (j == i + 1 and (_closes_clause(tokens[i][2]) or tokens[j][2] in _DASHES)):
+        return j  # alone in its clause: 'pass', 'Pass, sorry', 'pass - sorry', 'stop building'
+    return None  # 'Take care', 'Pass my regards', 'Stop sending', 'Play on, Bob': prose
+
+
+def _means(word: str, vocabulary: Vocabulary) -> bool:
+    """Whether every piece of ``word`` is a game word ('4,6' and '4+5' are two numbers)."""
+    return all(vocabulary.means(piece) for piece in re.split(r"[,+]", word) if piece)
+
+
+def _closes_clause(token: str) -> bool:
+    return token in _DASHES or token.endswith(_CLAUSE_END)
+
+
+def _ends_sentence(token: str) -> bool:
+    if not token.endswith(_SENTENCE_END):
+        return False
+    word = _word(token)
+    return not (token.endswith(".") and not token.endswith("..") and word.isalpha() and len(word) <= _ABBREVIATION)
+
+
+# 'Re:', 'AW:', 'SV:', 'Odp:', 'Fwd:', 'RE[2]:' ... : what clients put before the subject they answer or forward
+_REPLY_PREFIX = re.compile(r"^\s*(re|aw|sv|vs|odp|antw|atb|vá|ynt|res|rif|r|fwd?|wg|tr|rv|enc|doorst|otv|отв|回复|答复)"
+                           r"\s*(\[\d+\])?\s*[:：]\s*", re.IGNORECASE)
+_TAGS = re.compile(r"\[[^\]\[#]*#\s*[0-9]{1,9}\s*\]|\(decision\s+[0-9]{1,9}\)", re.IGNORECASE)
+
+
+def own_subject(subject: str, ours: list[str]) -> str:
+    """What the player wrote in a subject: without reply prefixes, without the subject of our mail it answers
+    (one of ``ours``) and without game and decision tags. 'Re: [Manhattan #2] your turn: play a card (decision
+    7) play 5 cairo 1' -> 'play 5 cairo 1'. A reply to a subject that is none of ``ours`` gives '': its words
+    may be ours, unknown."""
+    text = subject
+    while (prefix := _REPLY_PREFIX.match(text)) and prefix.end():
+        text = text[prefix.end():]
+    answered = next((sent for sent in sorted(ours, key=len, reverse=True) if sent and sent in text), None)
+    if answered is not None:
+        text = text.replace(answered, " ")
+    elif text != subject:
+        return ""
+    return " ".join(_TAGS.sub(" ", text).split())
+
+
+__all__ = ["LineReading", "own_subject", "read_line"]

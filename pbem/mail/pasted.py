@@ -1,0 +1,71 @@
+"""What a player pasted back of our own mails, wherever it stands in the reply.
+
+Some clients paste the mail answered without '>' marks, under a header we do
+not know, re-wrapped at 72 or 76 columns; a player may paste part of a board to
+make a point. Patterns (``pbem.mail.text``) catch our usual first lines, but
+not a pasted command list ("You may send now: ... pass") and not what stands
+after it. We know exactly what we sent, so a run of the reply's lines that is a
+piece of one of our mails is ours, not the player's (docs/rules.md D43).
+
+Lines are compared without case and with all white space as one space, so a
+re-wrapped paste matches: each of its lines is a piece of the mail's text. A
+run counts when it is two lines or more of ``SHORT_RUN`` characters or more, or
+one line of ``LONE_LINE`` characters or more, and not every line of it is a
+command (or another order a player sends: 'board', 'game 3'): "pass" or "bid brown 4 6"
+copied from our list of commands, or a turn's commands sent as they were in an
+earlier turn (our confirmation lists them), are what the player means to send.
+Pure: the caller gives the texts and says what a command line is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+SHORT_RUN = 20  # fewer characters in two lines or more may meet in our text by chance ('board' twice)
+LONE_LINE = 40  # a line this long found alone in our mail is pasted; shorter, it may be a command copied from it
+MAX_LINES = 5000  # lines of a reply compared; the rest are left to the patterns
+_APART = "\x00"  # between two mails in the corpus: no run spans two mails
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+class SentText:
+    """The text of mails we sent, to find pasted runs of it in a reply."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        self._corpus = _APART + _APART.join(_normal(text) for text in texts) + _APART
+
+    def __bool__(self) -> bool:
+        return len(self._corpus) > 2
+
+    def _holds(self, piece: str) -> bool:
+        return piece in self._corpus
+
+    def pasted(self, lines: list[str], is_command: Callable[[str], bool] = lambda line: False) -> list[bool]:
+        """For each line, whether it belongs to a run of lines pasted from our mails. Blank lines belong to the
+        run around them."""
+        mask = [False] * len(lines)
+        normal = [_normal(line) for line in lines[:MAX_LINES]]
+        i = 0
+        while i < len(normal):
+            if not normal[i] or not self._holds(normal[i]):
+                i += 1
+                continue
+            run, last, count = normal[i], i, 1
+            for j in range(i + 1, len(normal)):
+                if not normal[j]:
+                    continue
+                longer = f"{run} {normal[j]}"
+                if not self._holds(longer):
+                    break
+                run, last, count = longer, j, count + 1
+            long_enough = len(run) >= (SHORT_RUN if count >= 2 else LONE_LINE)
+            if long_enough and not all(is_command(line) for line in lines[i:last + 1] if line.strip()):
+                mask[i:last + 1] = [True] * (last + 1 - i)
+            i = last + 1
+        return mask
+
+
+__all__ = ["LONE_LINE", "SentText"]
