@@ -646,6 +646,7 @@ _OURS = [
         r"^The moderator changed the game: ",
     )
 ]
+_OURS_ANY = re.compile("|".join(f"(?:{p.pattern})" for p in _OURS))  # one pass over a line, not 29
 
 
 def _clean(text: str) -> str:
@@ -747,7 +748,7 @@ def _stop(stripped: list[str], i: int) -> str | None:
         return f"original message below a reply header ({_plural(_count(stripped, i), 'line')})"
     if _FORWARDED.match(s):
         return f"forwarded message ({_plural(_count(stripped, i), 'line')})"
-    if any(p.match(s) for p in _OURS):
+    if _OURS_ANY.match(s):
         return f"our board pasted back ({_plural(_count(stripped, i), 'line')})"
     return None
 

@@ -317,8 +317,8 @@ class MailCommands:
         """The player's lines read again without what they pasted back of our mails (``sent``: the mail answered
         and the game's recent mails to them), wherever it stands; [] when nothing of ours was pasted."""
         ours = SentText(text for _, text in sent)
-        if not ours:
-            return []
+        if not ours or not any(ours.pasted(report.text.body.splitlines())):
+            return []  # most mails: nothing of ours unquoted, and the lines read already stand
         vocabulary = get_game(info.kind).VOCABULARY
 
         def sent_by_players(line: str) -> bool:  # a line a player sends as it is in our mails: an order
