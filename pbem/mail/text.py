@@ -62,6 +62,7 @@ MAX_TEXT_BYTES = 1_000_000  # the player's own kept lines, summed; more is not a
 MAX_READ_BYTES = 20_000_000  # the decoded body; a larger one is not read at all (time and memory stay bounded)
 MAX_PARTS = 500  # MIME parts looked at in one mail; the rest are ignored
 MAX_DEPTH = 20  # nesting of multiparts followed
+SAME_LINE_ATTRIBUTION = "attribution before"  # how ``ignored`` notes an 'On ... wrote:' with text after it
 MAX_PATTERN_LINE = 1000  # longer lines are kept without looking for headers, signatures or our board in them
 
 __all__ = [
@@ -702,7 +703,7 @@ def reply_lines(text: str, limit: int | None = None, pasted: Pasted | None = Non
                 continue
             after = _after_attribution(s)
             if after:
-                ignored.append(f"attribution before '{after[:40]}' on the same line")
+                ignored.append(f"{SAME_LINE_ATTRIBUTION} '{after[:40]}' on the same line")
                 stripped[i] = after  # and read on as a line of its own: it may be a command, 'end', a quote ...
                 continue
             stop = _stop(stripped, i)

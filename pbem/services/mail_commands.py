@@ -26,7 +26,7 @@ from ..mail.message import decision, game_tag, message_id, references, sender, s
 from ..games.vocabulary import Vocabulary
 from ..mail.commands import LineReading, own_subject, read_line
 from ..mail.pasted import SentText
-from ..mail.text import MailText, extract_text, read_message
+from ..mail.text import SAME_LINE_ATTRIBUTION, MailText, extract_text, read_message
 from ..games.errors import CommandError
 from ..games.legal import compact
 from .ledger import AskedDecision, MailLedger
@@ -441,7 +441,8 @@ class MailCommands:
                answered: AskedDecision | None, dry_run: bool) -> None:
         commands = [command for reading in readings for command in reading.commands]
         read_from = [("" if reading.whole else reading.line) for reading in readings for _ in reading.commands]
-        note = self._note_for_sender(ignored, [(command, line) for command, line in zip(commands, read_from) if line])
+        cut = [r.line for r in readings if f"{SAME_LINE_ATTRIBUTION} '{r.line[:40]}' on the same line" in report.text.ignored]
+        note = self._note_for_sender(ignored, [(command, line) for command, line in zip(commands, read_from) if line], cut)
         if answered is None:
             note = [f"Your mail did not answer a mail that asked for a decision, so it was applied to the one "
                     f"open: {self._yours(report, info, report.open_now)} (decision {info.state.moves}).", *note]
@@ -501,10 +502,12 @@ class MailCommands:
         return replace(info, state=state, status=status, last_seq=info.last_seq + len(done))
 
     @staticmethod
-    def _note_for_sender(ignored: list[str], taken: list[tuple[str, str]]) -> list[str]:
+    def _note_for_sender(ignored: list[str], taken: list[tuple[str, str]], cut: list[str]) -> list[str]:
         """What the sender's confirmation says of their mail besides the commands: where a command was read from
-        a longer line (``taken``: command, line) and the lines that were not commands."""
+        a longer line (``taken``: command, line), a command line that followed an 'On ... wrote:' on its line
+        (``cut``), and the lines that were not commands."""
         notes = [f"{command} {read_from_words(line)}" for command, line in taken]
+        notes += [f"{line} (read from after the 'On ... wrote:' on the same line)" for line in cut]
         if ignored:
             notes += (["Lines of your mail that were not commands (ignored):"] + [f"  {line}" for line in ignored[:MAX_LISTED]]
                       + _and_more(len(ignored)))

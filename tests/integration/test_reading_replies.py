@@ -127,10 +127,11 @@ def test_a_text_split_by_an_inline_image_is_read_whole(processor, games) -> None
 def test_a_command_after_an_attribution_on_its_line(processor, games) -> None:
     email, command = first_legal(games)
     body = f"On Mon, 23 Nov 2026 at 10:00, pbem <game@pbem.example> wrote: {command}\n> It is your turn.\n"
-    report = processor.handle(mail(body, sender=email), dry_run=True)
+    report = processor.handle(mail(body, sender=email))
     assert report.outcome == "applied"
     assert [(r.line, r.status) for r in report.lines] == [(command, "done")]
-    assert any(f"attribution before '{command}'" in note for note in report.text.ignored)
+    told = " ".join(last_mail_to(games, email).text_body.split())
+    assert f"{command} (read from after the 'On ... wrote:' on the same line)" in told
 
 
 def test_a_short_command_above_more_than_a_megabyte_of_quote_is_read(processor, games) -> None:
