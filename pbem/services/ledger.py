@@ -16,7 +16,7 @@ from datetime import datetime
 from email.utils import make_msgid
 from typing import Callable, Iterable
 
-from sqlalchemy import Engine, func
+from sqlalchemy import Engine, func, or_
 from sqlmodel import select
 
 from ..mail.message import is_address, is_message_id
@@ -118,15 +118,17 @@ class MailLedger:
 
     def sent_to(self, message_ids: list[str], game_id: int, recipient: str,
                 limit: int = RECENT_MAILS) -> list[tuple[str, str]]:
-        """(subject, text) of the mails a reply answers (``message_ids``) and of the last ``limit`` mails of the game
-        sent to ``recipient``: what a player's reply may hold of ours, pasted back or quoted in its subject."""
+        """(subject, text) of the mails a reply answers (``message_ids``) and of the last ``limit`` mails sent to
+        ``recipient`` of the game or of no one game (a digest of several games): what a player's reply may hold of
+        ours, pasted back or quoted in its subject."""
         with UnitOfWork(self.engine) as uow:
             answered = uow.session.exec(
                 select(OutboxMail.subject, OutboxMail.text_body).where(OutboxMail.message_id.in_(message_ids))
             ).all() if message_ids else []
             recent = uow.session.exec(
                 select(OutboxMail.subject, OutboxMail.text_body)
-                .where(OutboxMail.game_id == game_id, OutboxMail.recipient == recipient)
+                .where(or_(OutboxMail.game_id == game_id, OutboxMail.game_id.is_(None)),  # type: ignore[union-attr]
+                       OutboxMail.recipient == recipient)
                 .order_by(OutboxMail.id.desc()).limit(limit)  # type: ignore[union-attr]
             ).all()
         return [(subject, text) for subject, text in (*answered, *recent)]

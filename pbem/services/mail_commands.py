@@ -242,7 +242,8 @@ class MailCommands:
             self._reply(report, [_wrap(f"You ({report.sender}) do not play in game {game_id}.")] + self._your_games(report))
             return
         sent = self.ledger.sent_to(references(msg), game_id, report.sender or "")
-        raw_lines = self._without_our_text(msg, report, info, sent) or raw_lines
+        if (own := self._without_our_text(msg, report, info, sent)) is not None:
+            raw_lines = own
         raw_lines, given = _split_secret_lines(raw_lines)
         secret = next(p.secret for p in info.players if p.seat == report.seat)
         if secret and not any(hmac.compare_digest(word.lower().encode(), secret.encode()) for word in given):
@@ -313,12 +314,13 @@ class MailCommands:
         else:
             self._reply(report, body)
 
-    def _without_our_text(self, msg: Any, report: MailReport, info: GameInfo, sent: list[tuple[str, str]]) -> list[str]:
+    def _without_our_text(self, msg: Any, report: MailReport, info: GameInfo,
+                          sent: list[tuple[str, str]]) -> list[str] | None:
         """The player's lines read again without what they pasted back of our mails (``sent``: the mail answered
-        and the game's recent mails to them), wherever it stands; [] when nothing of ours was pasted."""
+        and the recent mails to them), wherever it stands; None when nothing of ours was pasted."""
         ours = SentText(text for _, text in sent)
         if not ours or not any(ours.pasted(report.text.body.splitlines())):
-            return []  # most mails: nothing of ours unquoted, and the lines read already stand
+            return None  # most mails: nothing of ours unquoted, and the lines read already stand
         vocabulary = get_game(info.kind).VOCABULARY
 
         def sent_by_players(line: str) -> bool:  # a line a player sends as it is in our mails: an order
@@ -327,8 +329,6 @@ class MailCommands:
                 read_line(line, vocabulary).whole
 
         text = extract_text(msg, pasted=lambda lines: ours.pasted(lines, sent_by_players))
-        if text.lines == report.text.lines:
-            return []
         report.text = text
         return self._game_lines(text.lines)[1]
 
@@ -583,7 +583,7 @@ class MailCommands:
         # help
         lines = ["What you can send (one command per line; 'end' stops reading):"]
         if to_act == seat:
-            lines += [_wrap(f"Now: {state.view(seat)['waiting_for']}", "  ")]
+            lines += [_wrap(f"Now: {with_names(info, state.view(seat)['waiting_for'])}", "  ")]
             lines += ["  For example: " + ", ".join(state.legal_commands()[:4])]
         elif to_act is not None:
             lines += [_wrap(f"Now: waiting for {names[to_act]}.", "  ")]
