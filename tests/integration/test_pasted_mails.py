@@ -19,20 +19,20 @@ import re
 import textwrap
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from email.message import EmailMessage
-from email.utils import make_msgid
 from functools import cached_property, lru_cache
 from typing import Callable
 
 import pytest
-from sqlmodel import Session, func, select
+from sqlmodel import Session, select
+
+from test_mail_commands import game_rows, mail
 
 from pbem.mail.pasted import SHORT_RUN, SentText
 from pbem.services.games import GameService
 from pbem.services.mail_commands import MailCommands, MailReport
 from pbem.services.refusals import RefusalDigest
 from pbem.services.timekeeper import Timekeeper
-from pbem.store.models import Event, Game, InboundMail, OutboxMail, Snapshot
+from pbem.store.models import InboundMail, OutboxMail
 
 ANN, BOB, CY = "ann@example.org", "bob@example.org", "cy@example.org"
 PLAYERS = [("Ann", ANN), ("Bob", BOB), ("Cy", CY)]
@@ -83,27 +83,6 @@ class Scene:
 # --------------------------------------------------------------------------- helpers
 
 
-def reply(body: str, *, sender: str, subject: str, in_reply_to: str | None = None) -> bytes:
-    msg = EmailMessage()
-    msg["From"] = f"Player <{sender}>"
-    msg["To"] = "game@pbem.example"
-    msg["Subject"] = subject
-    msg["Message-ID"] = make_msgid(domain="client.example")
-    if in_reply_to:
-        msg["In-Reply-To"] = in_reply_to
-        msg["References"] = in_reply_to
-    msg.set_content(body)
-    return bytes(msg)
-
-
-def game_rows(engine) -> tuple[int, int, str]:
-    with Session(engine) as s:
-        events = s.exec(select(func.count()).select_from(Event)).one()
-        snapshots = s.exec(select(func.count()).select_from(Snapshot)).one()
-        statuses = ",".join(s.exec(select(Game.status).order_by(Game.id)).all())
-    return events, snapshots, statuses
-
-
 def outbox(engine, **where) -> list[OutboxMail]:
     with Session(engine) as s:
         query = select(OutboxMail).order_by(OutboxMail.id)
@@ -146,8 +125,8 @@ def build_reply(scene: Scene, ours: OutboxMail, form: str, place: str, thread: s
     else:
         body = f"{first}{own}\n\n{paste}"
     if thread == "in-reply-to":
-        return reply(body, sender=ours.recipient, subject=f"Re: {ours.subject}", in_reply_to=ours.message_id)
-    return reply(body, sender=ours.recipient, subject=f"[{scene.title} #{scene.game_id}] about your mail")
+        return mail(body, sender=ours.recipient, subject=f"Re: {ours.subject}", in_reply_to=ours.message_id)
+    return mail(body, sender=ours.recipient, subject=f"[{scene.title} #{scene.game_id}] about your mail")
 
 
 def acting(scene: Scene, email: str) -> bool:
@@ -316,7 +295,7 @@ def scene_refusal_digest(engine) -> Scene:
     start = outbox(engine, recipient=ANN)[0]
     command = games.get(1).state.legal_commands()[0]
     inbound = InboundMail(message_id="<forged@elsewhere.example>", mailbox="INBOX", received_at=clock())
-    forged = MailCommands(games).handle(reply(command, sender="mallory@example.net", subject=f"Re: {start.subject}",
+    forged = MailCommands(games).handle(mail(command, sender="mallory@example.net", subject=f"Re: {start.subject}",
                                               in_reply_to=start.message_id), inbound=inbound)
     assert forged.outcome == "impersonation"
     assert RefusalDigest(MailCommands(games).ledger).tell() == [ANN]
@@ -330,7 +309,7 @@ def scene_error_reply(engine) -> Scene:
     games, clock = _service(engine)
     games.create_game("fifth-avenue", PLAYERS, seed=41)
     start = outbox(engine, recipient=ANN)[0]
-    refused = MailCommands(games).handle(reply("bid brown 4", sender=ANN, subject=f"Re: {start.subject}",
+    refused = MailCommands(games).handle(mail("bid brown 4", sender=ANN, subject=f"Re: {start.subject}",
                                                in_reply_to=start.message_id))
     assert refused.outcome == "rejected"
     error = newest(engine, recipient=ANN)
@@ -454,11 +433,11 @@ def test_a_lone_command_copied_from_our_list_is_the_players(db_engine, kind: str
     assert f"\n  {own}\n" in ours.text_body  # copied from our list of commands
     # Alone, and with a line of the player's that is not ours (the paste dropped, something is left of the mail).
     for body, lines in ((own, [(own, "done")]), (f"{own}\n\nCheers", [(own, "done"), ("Cheers", "ignored")])):
-        fresh = reply(body, sender=ours.recipient, subject=f"[{scene.title} #{scene.game_id}] my move")
+        fresh = mail(body, sender=ours.recipient, subject=f"[{scene.title} #{scene.game_id}] my move")
         dry = scene.processor.handle(fresh, dry_run=True)
         assert dry.outcome == "applied" and [(r.line, r.status) for r in dry.lines] == lines, body
     events = game_rows(db_engine)[0]
-    report = scene.processor.handle(reply(own, sender=ours.recipient, subject=f"Re: {ours.subject}",
+    report = scene.processor.handle(mail(own, sender=ours.recipient, subject=f"Re: {ours.subject}",
                                           in_reply_to=ours.message_id))
     assert report.outcome == "applied" and [(r.line, r.status) for r in report.lines] == [(own, "done")]
     assert game_rows(db_engine)[0] == events + 1
@@ -480,7 +459,7 @@ def test_a_turn_sent_again_as_our_confirmation_listed_it_is_applied(db_engine) -
         state.apply_command(seat, turn[-1])
     assert email == ANN and len(turn) >= 2, (email, turn)
     asked = _requests(games)[0]
-    first = MailCommands(games).handle(reply("\n".join(turn + ["board"]), sender=email,
+    first = MailCommands(games).handle(mail("\n".join(turn + ["board"]), sender=email,
                                              subject=f"Re: {asked.subject}", in_reply_to=asked.message_id))
     assert first.outcome == "applied"
     confirmation = newest(db_engine, recipient=email)
@@ -494,12 +473,12 @@ def test_a_turn_sent_again_as_our_confirmation_listed_it_is_applied(db_engine) -
     # As they were listed, and under a line of the player's that is not ours (so that what is left once the
     # paste is dropped is not empty: see test_a_reply_that_is_only_the_paste_reads_nothing_of_it).
     for body, more in ((again, []), (f"Once more:\n{again}", [("Once more:", "ignored")])):
-        dry = MailCommands(games).handle(reply(body, sender=email, subject=f"Re: {confirmation.subject}",
+        dry = MailCommands(games).handle(mail(body, sender=email, subject=f"Re: {confirmation.subject}",
                                                in_reply_to=confirmation.message_id), dry_run=True)
         assert dry.outcome == "applied", dry.reply_body
         assert [(r.line, r.status) for r in dry.lines] == [(command, "done") for command in turn] + more
     seq = games.get(1).last_seq
-    report = MailCommands(games).handle(reply(again, sender=email, subject="[Fifth Avenue #1] my turn again"))
+    report = MailCommands(games).handle(mail(again, sender=email, subject="[Fifth Avenue #1] my turn again"))
     assert report.outcome == "applied", report.reply_body
     assert [h.text for h in games.history(1) if h.seq > seq] == turn
 
@@ -515,7 +494,7 @@ def test_a_reply_that_is_only_the_paste_reads_nothing_of_it(db_engine) -> None:
         for first in ("", "game 1\n\n"):
             body = first + pasted(ours.text_body, form) + "\n"
             for subject, want in ((f"Re: {ours.subject}", "no-commands"), (f"Re: {ours.subject} {own}", "applied")):
-                report = scene.processor.handle(reply(body, sender=ANN, subject=subject,
+                report = scene.processor.handle(mail(body, sender=ANN, subject=subject,
                                                       in_reply_to=ours.message_id), dry_run=True)
                 got = [(r.line, r.status) for r in report.lines]
                 if report.outcome != want or any(status != "done" for _, status in got):

@@ -13,7 +13,7 @@ from email.utils import make_msgid
 
 import pytest
 from sqlmodel import Session, select
-from test_mail_commands import PLAYERS, first_legal, game_rows, mail
+from test_mail_commands import first_legal, game_rows, games, mail, processor  # noqa: F401 - games, processor: fixtures
 
 from pbem.services.games import GameService
 from pbem.services.mail_commands import MailCommands
@@ -25,18 +25,6 @@ SIGN_OFFS = [
     ["A quick question: why is the park empty?"], ["Bid farewell to my lead, Bob :)"], ["Add me on Signal"],
     ["Play nice, everyone!"], ["C u soon,", "Ann"], ["Cards on the table: I am winning"],
 ]
-
-
-@pytest.fixture
-def games(db_engine) -> GameService:
-    service = GameService(db_engine)
-    service.create_game("fifth-avenue", PLAYERS, seed=41)
-    return service
-
-
-@pytest.fixture
-def processor(games: GameService) -> MailCommands:
-    return MailCommands(games)
 
 
 def last_mail_to(games: GameService, email: str) -> OutboxMail:
