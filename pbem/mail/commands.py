@@ -29,9 +29,11 @@ import re
 from dataclasses import dataclass, field
 
 from ..games.vocabulary import Vocabulary
+from .message import without_tags
 
 _TOKEN = re.compile(r"\S+")
 _EDGE = "\"'`()[]{}<>*_«»“”‘’.,;:!?¡¿…"  # stripped from a token's ends to find its word
+_TRAILING = _EDGE.replace(")", "").replace("]", "")  # stripped from a command's end: not a closing bracket
 _CLAUSE_END = tuple(",.;:!?)…")  # a token ending in one of these closes a clause
 _SENTENCE_END = tuple(".;!?…")  # ... and one of these also ends a command ('bid: brown 4' goes on)
 _COLON = re.compile(r":(\s|$)")
@@ -80,8 +82,7 @@ def _read_segment(segment: str, vocabulary: Vocabulary) -> tuple[list[str], list
             i += 1
             continue
         start = tokens[i][0] + (len(tokens[i][2]) - len(tokens[i][2].lstrip(_EDGE)))
-        text = segment[start:tokens[end - 1][1]].rstrip(_EDGE.replace(")", "").replace("]", ""))
-        text = _COLON.sub(r"\1", text)  # 'Cards: orange gray' is 'cards orange gray
+        text = _COLON.sub(r"\1", segment[start:tokens[end - 1][1]].rstrip(_TRAILING))  # 'Cards: orange gray' too
         _keep_words(segment[unread_from:start], left)
         commands.append(text)
         unread_from = tokens[end - 1][1]
@@ -142,7 +143,6 @@ def _ends_sentence(token: str) -> bool:
 # 'Re:', 'AW:', 'SV:', 'Odp:', 'Fwd:', 'RE[2]:' ... : what clients put before the subject they answer or forward
 _REPLY_PREFIX = re.compile(r"^\s*(re|aw|sv|vs|odp|antw|atb|vá|ynt|res|rif|r|fwd?|wg|tr|rv|enc|doorst|otv|отв|回复|答复)"
                            r"\s*(\[\d+\])?\s*[:：]\s*", re.IGNORECASE)
-_TAGS = re.compile(r"\[[^\]\[#]*#\s*[0-9]{1,9}\s*\]|\(decision\s+[0-9]{1,9}\)", re.IGNORECASE)
 
 
 def own_subject(subject: str, ours: list[str]) -> str:
@@ -158,7 +158,7 @@ def own_subject(subject: str, ours: list[str]) -> str:
         text = text.replace(answered, " ")
     elif text != subject:
         return ""
-    return " ".join(_TAGS.sub(" ", text).split())
+    return without_tags(text)
 
 
 __all__ = ["LineReading", "own_subject", "read_line"]

@@ -16,6 +16,7 @@ from email.message import EmailMessage
 
 _GAME_TAG = re.compile(r"\[[^\]\[#]*#\s*([0-9]{1,9})\s*\]")
 _DECISION = re.compile(r"\bdecision\s+([0-9]{1,9})\b", re.IGNORECASE)
+_DECISION_TAG = re.compile(rf"\(\s*{_DECISION.pattern}\s*\)", re.IGNORECASE)  # '(decision 4)' in our subjects
 
 MAX_MESSAGE_ID = 250  # longer Message-IDs are treated as absent (stored in a column of 255)
 MAX_ADDRESS = 254  # RFC 5321's longest path, less the angle brackets
@@ -109,6 +110,12 @@ def game_tag(text: str) -> int | None:
     """The game number of a subject like "Re: [Fifth Avenue #3] your turn"."""
     match = _GAME_TAG.search(text)
     return int(match.group(1)) if match else None
+
+
+def without_tags(subject_text: str) -> str:
+    """A subject without its game tag and '(decision N)': '[Fifth Avenue #3] pass (decision 4)' -> 'pass'."""
+    text = _DECISION_TAG.sub(" ", _GAME_TAG.sub(" ", subject_text))
+    return " ".join(text.split())
 
 
 def decision(subject_text: str, body: str) -> int | None:

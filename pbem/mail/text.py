@@ -62,12 +62,11 @@ MAX_TEXT_BYTES = 1_000_000  # the player's own kept lines, summed; more is not a
 MAX_READ_BYTES = 20_000_000  # the decoded body; a larger one is not read at all (time and memory stay bounded)
 MAX_PARTS = 500  # MIME parts looked at in one mail; the rest are ignored
 MAX_DEPTH = 20  # nesting of multiparts followed
-SAME_LINE_ATTRIBUTION = "attribution before"  # how ``ignored`` notes an 'On ... wrote:' with text after it
 MAX_PATTERN_LINE = 1000  # longer lines are kept without looking for headers, signatures or our board in them
 
 __all__ = [
     "MAX_TEXT_BYTES", "MAX_READ_BYTES", "MailText", "read_message", "extract_text", "reply_lines", "html_to_text",
-    "decode_payload",
+    "decode_payload", "same_line_attribution",
 ]
 
 
@@ -703,7 +702,7 @@ def reply_lines(text: str, limit: int | None = None, pasted: Pasted | None = Non
                 continue
             after = _after_attribution(s)
             if after:
-                ignored.append(f"{SAME_LINE_ATTRIBUTION} '{after[:40]}' on the same line")
+                ignored.append(same_line_attribution(after))
                 stripped[i] = after  # and read on as a line of its own: it may be a command, 'end', a quote ...
                 continue
             stop = _stop(stripped, i)
@@ -723,6 +722,11 @@ def reply_lines(text: str, limit: int | None = None, pasted: Pasted | None = Non
     if stop:
         ignored.append(stop)
     return kept, ignored
+
+
+def same_line_attribution(after: str) -> str:
+    """How ``ignored`` notes an 'On ... wrote:' that has the text ``after`` on its line (read as a line)."""
+    return f"attribution before '{after[:40]}' on the same line"
 
 
 def _count(stripped: list[str], start: int) -> int:

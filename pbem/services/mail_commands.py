@@ -26,7 +26,7 @@ from ..mail.message import decision, game_tag, message_id, references, sender, s
 from ..games.vocabulary import Vocabulary
 from ..mail.commands import LineReading, own_subject, read_line
 from ..mail.pasted import SentText
-from ..mail.text import SAME_LINE_ATTRIBUTION, MailText, extract_text, read_message
+from ..mail.text import MailText, extract_text, read_message, same_line_attribution
 from ..games.errors import CommandError
 from ..games.legal import compact
 from .ledger import AskedDecision, MailLedger
@@ -441,7 +441,7 @@ class MailCommands:
                answered: AskedDecision | None, dry_run: bool) -> None:
         commands = [command for reading in readings for command in reading.commands]
         read_from = [("" if reading.whole else reading.line) for reading in readings for _ in reading.commands]
-        cut = [r.line for r in readings if f"{SAME_LINE_ATTRIBUTION} '{r.line[:40]}' on the same line" in report.text.ignored]
+        cut = [r.line for r in readings if same_line_attribution(r.line) in report.text.ignored]
         note = self._note_for_sender(ignored, [(command, line) for command, line in zip(commands, read_from) if line], cut)
         if answered is None:
             note = [f"Your mail did not answer a mail that asked for a decision, so it was applied to the one "
@@ -535,13 +535,12 @@ class MailCommands:
         if done:
             lines.append("Done:")
             for r in done:
-                lines += [_wrap(r.line, "  ")] + ([_wrap(r.read_from_words(), "      ")] if r.read_from else [])
+                lines += self._line_as_read(r)
             lines += [_wrap(effect, "    - ") for effect in report.effects]
         if not_done:
             lines.append("Not done:")
             for r in not_done:
-                lines += [_wrap(r.line, "  ")] + ([_wrap(r.read_from_words(), "      ")] if r.read_from else [])
-                lines += [_wrap(r.note, "      ")]
+                lines += self._line_as_read(r) + [_wrap(r.note, "      ")]
         ignored = [r for r in report.lines if r.status == "ignored"] + [
             LineReport(x, "ignored") for x in report.text.ignored]
         if ignored:
@@ -552,6 +551,11 @@ class MailCommands:
         if report.outcome == "stale":
             lines += ["", *self._answer("board", info, report)]  # the situation now, not the one answered
         return lines
+
+    @staticmethod
+    def _line_as_read(r: LineReport) -> list[str]:
+        """A command of the mail, and under it where it was read when that was not a whole line of its own."""
+        return [_wrap(r.line, "  ")] + ([_wrap(r.read_from_words(), "      ")] if r.read_from else [])
 
     def _reply(self, report: MailReport, body: list[str]) -> None:
         base = report.subject if report.subject.lower().startswith("re:") else f"Re: {report.subject}".strip()
