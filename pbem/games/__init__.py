@@ -17,7 +17,7 @@ Each engine is a package exposing ``NAME``, ``TITLE``, ``PLAYERS``,
   ``reader`` reads them (None: the moderator);
 - ``legal_shapes(state)``: the legal commands as a few exact shapes
   (``pbem.games.legal.compact``), for replies;
-- ``decision_subject(state)``: a mail subject's words for the decision now due
+- ``decision_request(state)``: the decision now due as its player reads it, the line a mail opens with
   ("your turn", "bid: ..."), which players can filter on;
 - ``turn_owner(state)``: whose turn it is, as a value that changes when a turn
   ends (then everybody is mailed);

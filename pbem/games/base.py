@@ -7,13 +7,16 @@ they import the state); ``GameState`` then gives it ``legal_actions``,
 ``legal_commands``, ``parse``, ``apply_action``, ``apply_command``, ``view``,
 ``is_terminal`` and the JSON form. The engine keeps ``current_player`` (who
 acts is the rules' business) and its data.
+
+``CommandHelp`` is one command of a game as the help mailed to players
+explains it; each engine's guide holds its commands as ``COMMAND_HELP``.
 """
 
 from __future__ import annotations
 
 import importlib
 import json
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from types import ModuleType
 from typing import Any, ClassVar, TypeVar
 
@@ -29,6 +32,27 @@ def make_event(kind: str, actor: int | None, text: str, private: dict[int, str] 
         event["private"] = private
     event.update(data)
     return event
+
+
+@dataclass(frozen=True)
+class CommandHelp:
+    """One command of a game, as the help mailed to players explains it.
+
+    ``example`` is a command the engine's parser reads (it need not be legal in every position);
+    ``section`` is the heading of docs/rules.md that holds the command's rule ('2.6', 'M-2') and ``rule``
+    names the rule there in a few words. ``also`` holds other spellings that start with another command
+    word ('card', 'action A'). ``two_players`` is the command's shape and example in a two-player game,
+    when they differ."""
+
+    word: str  # the command word: 'A', 'cards', 'choose'
+    shape: str  # 'cards <color> <color>'
+    example: str  # 'cards green violet'
+    summary: str  # what it does, in a few words, for the one-line list of a game's first mail
+    does: str  # what it does, in a sentence, for the answer to 'help'
+    section: str  # '2.2', 'M-2'
+    rule: str  # 'action A', 'choosing parts'
+    also: tuple[str, ...] = ()
+    two_players: tuple[str, str] | None = None  # (shape, example)
 
 
 class GameState:

@@ -8,8 +8,8 @@
 
 from .actions import COMMAND_WORDS, split_commands, vocabulary  # COMMAND_WORDS: first words that make a line a command
 from .board import load_board
-from .guide import (PUBLIC_EVENTS, RESULT_EVENTS, decision_context, decision_notes, decision_subject, event_text,
-                    hand_text, legal_shapes,
+from .guide import (COMMAND_HELP, PUBLIC_EVENTS, RESULT_EVENTS, decision_context, decision_notes, decision_request,
+                    event_text, hand_text, legal_shapes,
                     owed_this_turn, turn_owner)
 from .rules import new_game
 from .state import TERMINAL, State
@@ -22,7 +22,8 @@ TITLE = "Fifth Avenue"
 PLAYERS = (2, 3, 4)
 
 __all__ = [
-    "COMMAND_WORDS", "NAME", "PLAYERS", "PUBLIC_EVENTS", "RESULT_EVENTS", "TERMINAL", "TITLE", "VOCABULARY", "State",
-    "decision_context", "decision_kind", "decision_notes", "decision_subject", "event_text", "hand_text", "legal_shapes", "new_game", "owed_this_turn",
+    "COMMAND_HELP", "COMMAND_WORDS", "NAME", "PLAYERS", "PUBLIC_EVENTS", "RESULT_EVENTS", "TERMINAL", "TITLE",
+    "VOCABULARY", "State",
+    "decision_context", "decision_kind", "decision_notes", "decision_request", "event_text", "hand_text", "legal_shapes", "new_game", "owed_this_turn",
     "split_commands", "timeout_command", "turn_owner",
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ..base import CommandHelp
 from ..legal import compact
 from .board import CENTRAL_PARK
 from .rules import allowed_bid_colors, build_limit, cards_wanted, current_player, describe_decision, high_bid
@@ -103,16 +104,6 @@ def turn_owner(state: State) -> tuple[object, ...]:
     return ("over",)
 
 
-def decision_subject(state: State) -> str:
-    """A mail subject's words for the decision now due, which players can filter on: 'your turn' or 'bid: ...'."""
-    frame = state.frames[-1]
-    if frame["kind"] == "auction":
-        return f"bid: {state.board.name(frame['site'])}"
-    if frame["kind"] == "build":
-        return f"bid: you won {state.board.name(frame['site'])}, build"
-    return "your turn"
-
-
 def hand_text(view: dict) -> str:
     """The viewer's own hand in a line: 'orange 4 5; black 6 6'."""
     return "; ".join(f"{color} {' '.join(str(v) for v, n in zip((4, 5, 6), counts) for _ in range(n))}"
@@ -186,7 +177,7 @@ def legal_shapes(state: State) -> list[str]:
     return shapes
 
 
-__all__ = ["PUBLIC_EVENTS", "RESULT_EVENTS", "build_limit", "decision_context", "legal_shapes", "decision_notes", "decision_subject",
+__all__ = ["PUBLIC_EVENTS", "RESULT_EVENTS", "build_limit", "decision_context", "legal_shapes", "decision_notes",
            "hand_text", "owed_this_turn", "turn_owner"]
 
 
@@ -197,3 +188,91 @@ def event_text(state: State, event: dict, reader: int | None) -> str:
 
 
 __all__ += ["event_text"]
+
+
+# Every command, for the help players are mailed: its shape, an example the parser reads, what it does and the
+# section of docs/rules.md ("2. The rules as implemented") that holds its rule. The grammar is docs/rules.md 4.
+COMMAND_HELP: tuple[CommandHelp, ...] = (
+    CommandHelp(
+        "place", "place <district> <color>", "place 42W gray", "a starting skyscraper",
+        "Before the first turn: put a skyscraper of yours on an empty plot of that color; each player places "
+        "two, the second in another district.",
+        "2.1", "setup"),
+    CommandHelp(
+        "A", "A", "A", "take 3 skyscrapers",
+        "Action A: move 3 skyscrapers from the general supply into your own supply; then take cards and move "
+        "a commissioner.",
+        "2.2", "action A", also=("action A",)),
+    CommandHelp(
+        "B", "B <business> <district> <plot color>", "B gallery 42W gray", "place a business",
+        "Action B: put a business of the current set on a plot that has no skyscraper and fewer than two "
+        "businesses; then take cards and move a commissioner.",
+        "2.3", "businesses"),
+    CommandHelp(
+        "C", "C <commissioner> <destination>", "C white 34W", "black card, then a move",
+        "Action C: draw a black card and move a commissioner one step; then take cards and move a "
+        "commissioner again.",
+        "2.2", "action C"),
+    CommandHelp(
+        "D", "D [<district>]", "D 42W", "score a district",
+        "Action D: score a district where a commissioner stands (the district may be left out when only one "
+        "can be scored); you draw 2 black cards, and every player without a skyscraper there draws 1; then "
+        "move a commissioner.",
+        "2.5", "action D"),
+    CommandHelp(
+        "cards", "cards <color> <color>", "cards green violet", "take two colored cards",
+        "After action A, B or C: take the top cards of two colored stacks of different colors (one color when "
+        "only one stack has cards).",
+        "2.2", "phase 2", also=("card", "take")),
+    CommandHelp(
+        "move", "move <commissioner> <destination>", "move beige 34E", "move a commissioner",
+        "The end of every turn: move a commissioner one step along its path; from Central Park back to City "
+        "Hall it starts the auctions.",
+        "2.4", "commissioners"),
+    CommandHelp(
+        "bid", "bid <color> <values> [black <values>]", "bid gray 4 black 5", "bid in an auction",
+        "In an auction: lay these cards next to the ones you already bid; your first card sets the color, "
+        "black cards go with any, and your total must beat the high bid.",
+        "2.6", "auctions", also=("raise", "add")),
+    CommandHelp(
+        "pass", "pass", "pass", "leave an auction",
+        "In an auction: take your cards back and drop out of this auction.",
+        "2.6", "auctions"),
+    CommandHelp(
+        "build", "build <n>", "build 2", "build after winning",
+        "After winning an auction: build that many skyscrapers from your own supply (0 up to what your cards "
+        "allow).",
+        "2.6", "build limit"),
+    CommandHelp(
+        "stop", "stop", "stop", "declare a building stop",
+        "After winning an auction in a full district: declare a building stop, which scores the district and "
+        "takes it out of the game.",
+        "2.7", "building stop", also=("stop building",)),
+)
+
+__all__ += ["COMMAND_HELP"]
+
+
+def decision_request(state: State) -> str:
+    """The decision now due as its player reads it, in a line a mail can open with: 'Your turn: choose an
+    action', 'Bid or pass: the auction for Times Square'."""
+    frame = state.frames[-1]
+    kind = frame["kind"]
+    if kind == "placement":
+        return "Your turn: place a starting skyscraper"
+    if kind == "turn":
+        wanted = cards_wanted(state).split(" (")[0]
+        return {1: "Your turn: choose an action",
+                2: f"Your turn: take {wanted}, then move a commissioner",
+                3: "Your turn: move a commissioner"}[frame["phase"]]
+    site = state.board.name(frame["site"])
+    if kind == "auction":
+        _, high = high_bid(frame)
+        return f"Bid or pass: the auction for {site}" + (f" (high bid {high})" if high else "")
+    player = current_player(state)
+    most = min(frame["limit"], state.supply[player])
+    stop = " or declare a building stop" if frame["may_stop"] else ""
+    return f"You won {site}: build up to {most} skyscraper{'s' if most != 1 else ''}{stop}"
+
+
+__all__ += ["decision_request"]

@@ -932,12 +932,15 @@ def _finish_auction(state: State, frame: dict[str, Any], events: list[Event]) ->
         state.black_spent.extend(frame["robot_cards"])  # spent, face up under the black stack
     if site != CENTRAL_PARK:
         _return_marker(state, site)
+    # The players who took part (bid or passed): the result concerns them, so they hear of it.
+    bidders = sorted(({int(p) for p in frame["bids"]} | set(frame["out"])) - {robot})
     if winner is None:
-        events.append(_event("no_bids", None, f"nobody bid for {board.name(site)}; it is skipped", site=site))
+        events.append(_event("no_bids", None, f"nobody bid for {board.name(site)}; it is skipped", site=site,
+                             bidders=bidders))
         return
     bid = frame["bids"][str(winner)]
     if winner == robot:
-        events.append(_event("won", robot, f"the robot won {board.name(site)}", site=site))
+        events.append(_event("won", robot, f"the robot won {board.name(site)}", site=site, bidders=bidders))
         if site != CENTRAL_PARK:
             _robot_builds(state, site, events)
         return
@@ -948,7 +951,8 @@ def _finish_auction(state: State, frame: dict[str, Any], events: list[Event]) ->
     limit = build_limit(board, bid["colored"], bid["black"])
     events.append(
         _event("won", winner, f"won {board.name(site)} with {_bid_total(bid)} in {bid['color']} and may build up to {limit}"
-               + (", but their own supply of skyscrapers is empty" if not state.supply[winner] else ""), site=site)
+               + (", but their own supply of skyscrapers is empty" if not state.supply[winner] else ""), site=site,
+               bidders=bidders)
     )
     must_stop = may_stop = False
     if site != CENTRAL_PARK and frame["full"]:

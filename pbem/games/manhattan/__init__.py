@@ -9,11 +9,12 @@
 from .actions import COMMAND_WORDS, split_commands, vocabulary
 from .board import absolute_site, load_board, seat_colors, seat_sides, seen_from
 from .guide import (
+                    COMMAND_HELP,
                     PUBLIC_EVENTS,
                     RESULT_EVENTS,
                     decision_context,
                     decision_notes,
-                    decision_subject,
+                    decision_request,
                     event_text,
                     hand_text,
                     legal_shapes,
@@ -32,8 +33,9 @@ PLAYERS = (2, 3, 4)
 
 
 __all__ = [
-    "COMMAND_WORDS", "NAME", "PLAYERS", "PUBLIC_EVENTS", "RESULT_EVENTS", "TERMINAL", "TITLE", "VOCABULARY", "State",
-    "absolute_site", "decision_context", "decision_kind", "decision_notes", "decision_subject", "event_text",
+    "COMMAND_HELP", "COMMAND_WORDS", "NAME", "PLAYERS", "PUBLIC_EVENTS", "RESULT_EVENTS", "TERMINAL", "TITLE",
+    "VOCABULARY", "State",
+    "absolute_site", "decision_context", "decision_kind", "decision_notes", "decision_request", "event_text",
     "hand_text", "legal_shapes", "new_game",
     "owed_this_turn", "seat_colors", "seat_sides", "seen_from", "split_commands", "timeout_command", "turn_owner",
 ]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..base import CommandHelp
 from ..legal import compact
 from .actions import Pass
 from .board import seat_colors
@@ -86,11 +87,6 @@ def turn_owner(state: State) -> tuple[object, ...]:
     return ("turn", state.turn, state.round)
 
 
-def decision_subject(state: State) -> str:
-    """A mail subject's words for the decision now due: 'your turn' or 'your turn: choose parts'."""
-    return "your turn: choose parts" if state.phase == CHOOSE else "your turn"
-
-
 def decision_context(state: State) -> tuple[str, str]:
     """A key and words for the decision now due. Every Manhattan decision is one command (one choice of parts,
     one card play), so the key names the round and the number of commands applied so far, which no other
@@ -153,4 +149,45 @@ RESULT_EVENTS = ("game_over", "round_scored")
 
 
 __all__ = ["BUILD_NOTE", "BUILD_NOTE_TWO", "PUBLIC_EVENTS", "RESULT_EVENTS", "SIDE_NOTE", "decision_context",
-           "decision_notes", "decision_subject", "event_text", "hand_text", "legal_shapes", "owed_this_turn", "turn_owner"]
+           "decision_notes", "event_text", "hand_text", "legal_shapes", "owed_this_turn", "turn_owner"]
+
+
+# Every command, for the help players are mailed: its shape, an example the parser reads, what it does and the
+# section of docs/rules.md that holds its rule (M-2, or M-3 for a decision). The grammar is docs/rules.md M-4.
+COMMAND_HELP: tuple[CommandHelp, ...] = (
+    CommandHelp(
+        "choose", "choose <sizes>", "choose 1 1 2 3", "pick your parts",
+        "At the start of a round, in turn: pick the sizes (1 to 4 stories) of the parts you build with this "
+        "round: 4 parts (6 with four players, 4 of each color with two); '2x1' stands for 1 1.",
+        "M-2", "choosing parts",
+        two_players=("choose <color> <sizes>", "choose blue 1 1 2 3")),
+    CommandHelp(
+        "play", "play <card> <city> <size>", "play 5 sydney 3", "play a card, build a part",
+        "Your turn: play a card and put a part of that size on the site the card names, as seen from your side "
+        "of the board, in any city; then you draw a card.",
+        "M-2", "a turn", also=("build",),
+        two_players=("play <card> <city> <color> <size>", "play 5 cairo green 2")),
+    CommandHelp(
+        "pass", "pass <card> <size>", "pass 5 3", "no part fits: give one up",
+        "Only when none of your parts fits on any site your cards name: play the card and put a part of that "
+        "size back in the box; then you draw a card.",
+        "M-3", "M10", two_players=("pass <card> <color> <size>", "pass 5 blue 3")),
+)
+
+__all__ += ["COMMAND_HELP"]
+
+
+def decision_request(state: State) -> str:
+    """The decision now due as its player reads it, in a line a mail can open with: 'Your turn: choose 4
+    building parts for round 1', 'Your turn: play a card and build a part'."""
+    player = state.turn
+    if state.phase == CHOOSE:
+        colors = colors_to_choose(state, player)
+        which = " or ".join(colors) + " " if two_colors(state) else ""
+        return f"Your turn: choose {parts_asked(state, colors[0])} {which}building parts for round {state.round}"
+    if legal_actions(state) and isinstance(legal_actions(state)[0], Pass):
+        return "Your turn: no card of yours can build, so pass a card"
+    return "Your turn: play a card and build a part"
+
+
+__all__ += ["decision_request"]

@@ -20,7 +20,7 @@ from pbem.games.manhattan import (
     State,
     decision_kind,
     decision_notes,
-    decision_subject,
+    decision_request,
     hand_text,
     new_game,
     owed_this_turn,
@@ -299,12 +299,12 @@ def _finished() -> State:
 
 def test_subjects_owners_and_kinds():
     s = new_game(4, seed=1)
-    assert decision_subject(s) == "your turn: choose parts"
+    assert decision_request(s) == "Your turn: choose 6 building parts for round 1"
     assert turn_owner(s) == ("choose", 1)
     assert decision_kind(s) == "move"
     assert owed_this_turn(s, 0) is None
     s = building(4, seed=1)
-    assert decision_subject(s) == "your turn"
+    assert decision_request(s) == "Your turn: play a card and build a part"
     assert turn_owner(s) == ("turn", 0, 1)
     before = turn_owner(s)
     s.apply_command(0, s.legal_commands()[0])

@@ -24,7 +24,7 @@ def test_the_engine_is_found_by_name_and_has_the_contract():
     engine = get_game("manhattan")
     assert "manhattan" in names()
     assert (engine.NAME, engine.TITLE, engine.PLAYERS) == ("manhattan", "Manhattan", (2, 3, 4))
-    for name in ("COMMAND_WORDS", "new_game", "State", "decision_notes", "owed_this_turn", "decision_subject",
+    for name in ("COMMAND_WORDS", "new_game", "State", "decision_notes", "owed_this_turn", "decision_request",
                  "turn_owner", "hand_text", "decision_kind", "timeout_command", "PUBLIC_EVENTS", "RESULT_EVENTS"):
         assert hasattr(engine, name), name
     assert {"choose", "play", "pass"} <= engine.COMMAND_WORDS
