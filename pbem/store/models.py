@@ -74,6 +74,8 @@ class Game(SQLModel, table=True):
     settings: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))  # the engine's options
     # Deadlines: {"deadline": s, "bid_deadline": s, "reminder": fraction, "on_timeout": ...} (services.deadlines)
     timing: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False, server_default="{}"))
+    # Which mails a player gets unless they chose for themselves (services.delivery): turns, all or digest.
+    delivery: str = _string(WORD, default="turns", sa_column_kwargs={"server_default": "turns"})
     created_at: datetime = _when(nullable=False)
     updated_at: datetime = _when(nullable=False)
 
@@ -89,6 +91,11 @@ class Seat(SQLModel, table=True):
     email: str = _string(ADDRESS, index=True)
     # When the game asks for one: a word that must be in every mail of this seat (From is easy to forge).
     secret: str = _string(NAME, default="", sa_column_kwargs={"server_default": ""})
+    # The player's own choice of mails ("" = the game's), and the last event their mails have told them of:
+    # the next game mail starts with everything public after it, so mailing less loses nothing.
+    delivery: str = _string(WORD, default="", sa_column_kwargs={"server_default": ""})
+    told_seq: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    digest_at: Optional[datetime] = _when(nullable=True)  # the last daily digest (delivery "digest")
 
 
 class Event(SQLModel, table=True):
