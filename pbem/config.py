@@ -86,6 +86,7 @@ class MailConfig:
     rejected_folder: str = "pbem-rejected"
     poll_interval: float = 60.0
     moderator: str = ""  # receives timeouts, bounces, mails that could not be sent, digests of refused mail
+    sender_name: str = ""  # the name every mail comes from; "" = the game's ("Fifth Avenue #12 (pbem)")
     outage_gap: float = 3600.0  # seconds
 
     def problems(self) -> list[str]:
@@ -210,6 +211,7 @@ def _mail_config(data: dict[str, Any], path: Path) -> MailConfig | None:
         poll_interval=poll,
         outage_gap=outage_gap,
         moderator=str(_setting(game, "moderator", "PBEM_MODERATOR", "")).strip().lower(),
+        sender_name=" ".join(str(_setting(game, "name", "PBEM_SENDER_NAME", "")).split())[:60],
     )
     problems = config.problems()
     if problems:

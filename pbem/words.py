@@ -10,14 +10,15 @@ def plural(count: int, word: str, words: str | None = None) -> str:
     return f"{count} {word if count == 1 else words or word + 's'}"
 
 
-def listing(items: Iterable[str], limit: int = 0) -> str:
-    """'a', 'a and b', 'a, b and c'; with ``limit``, the first ``limit`` items and 'N more'."""
+def listing(items: Iterable[str], limit: int = 0, conjunction: str = "and") -> str:
+    """'a', 'a and b', 'a, b and c' (or another ``conjunction``); with ``limit``, the first ``limit`` items and
+    'N more'."""
     items = list(items)
     if limit and len(items) > limit:
         items = items[:limit] + [f"{len(items) - limit} more"]
     if len(items) <= 1:
         return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
+    return ", ".join(items[:-1]) + f" {conjunction} " + items[-1]
 
 
 __all__ = ["listing", "plural"]

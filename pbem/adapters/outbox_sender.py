@@ -22,7 +22,7 @@ from email.header import Header
 from email.message import Message
 from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
-from email.utils import formatdate
+from email.utils import formataddr, formatdate
 from typing import Callable
 
 import aiosmtplib
@@ -76,7 +76,7 @@ def _header_value(name: str, value: object) -> str | None:
     return text if text.isascii() else Header(text, "utf-8").encode()
 
 
-def build_message(mail: OutboxMail, sender: str) -> Message:
+def build_message(mail: OutboxMail, sender: str, sender_name: str = "") -> Message:
     """The mail as sent: a text part and, when there is one, the same board as HTML.
 
     Built with the email package's compat32 classes, which do here what ``EmailMessage`` does at a third of
@@ -87,13 +87,15 @@ def build_message(mail: OutboxMail, sender: str) -> Message:
         raise UnsendableMail(f"{mail.recipient!r} is not an address a mail can be sent to")
     parts = [_text_part(mail.text_body, "plain")] + ([_text_part(mail.html_body, "html")] if mail.html_body else [])
     msg: Message = parts[0] if len(parts) == 1 else MIMEMultipart("alternative", _subparts=parts)
-    msg["From"] = sender
+    # A name, so a client's list shows "Fifth Avenue #12 (pbem)" and not a cut address: the configured one, else
+    # the one the mail was made with.
+    msg["From"] = formataddr((sender_name or mail.headers.get("From-Name") or "pbem", sender))
     msg["To"] = mail.recipient
     msg["Reply-To"] = sender
     msg["Subject"] = _header_value("Subject", mail.subject) or "(no subject)"
     msg["Date"] = formatdate(localtime=False, usegmt=True)
     for name, value in mail.headers.items():
-        if name not in msg and _HEADER_NAME.fullmatch(name):
+        if name not in msg and name != "From-Name" and _HEADER_NAME.fullmatch(name):
             kept = _header_value(name, value)
             if kept is not None:
                 msg[name] = kept
@@ -109,8 +111,10 @@ def _text_part(text: str, subtype: str) -> MIMEText:
     return MIMEText(text, subtype, "us-ascii" if text.isascii() else _UTF8)
 
 
-def claim(engine: Engine, now: datetime, limit: int = 50, owner: str = "") -> list[OutboxMail]:
-    """Up to ``limit`` due rows, now 'sending' under a lease held by ``owner`` (the worker's name)."""
+def claim(engine: Engine, now: datetime, limit: int = 50, owner: str = "",
+          game_id: int | None = None) -> list[OutboxMail]:
+    """Up to ``limit`` due rows, now 'sending' under a lease held by ``owner`` (the worker's name); with
+    ``game_id``, only that game's (the moderator's command sending what it queued: services.send_now)."""
     due = [
         and_(OutboxMail.status == OutboxStatus.QUEUED, OutboxMail.next_attempt_at <= now),
         and_(OutboxMail.status == OutboxStatus.SENDING, OutboxMail.next_attempt_at <= now),  # an expired lease
@@ -119,7 +123,10 @@ def claim(engine: Engine, now: datetime, limit: int = 50, owner: str = "") -> li
         # Our own claim from a round that failed before it settled the row (the database went away): one
         # sender sends one round at a time, so the row is not in flight.
         due.append(and_(OutboxMail.status == OutboxStatus.SENDING, OutboxMail.claimed_by == owner))
-    ids = select(OutboxMail.id).where(or_(*due)).order_by(OutboxMail.id).limit(limit)
+    ids = select(OutboxMail.id).where(or_(*due))
+    if game_id is not None:
+        ids = ids.where(OutboxMail.game_id == game_id)
+    ids = ids.order_by(OutboxMail.id).limit(limit)
     if engine.dialect.name == "postgresql":
         ids = ids.with_for_update(skip_locked=True)
     statement = (
@@ -202,8 +209,10 @@ class SmtpConnection:
 async def send_pending(
     engine: Engine, smtp: ServerConfig, sender: str, *, clock: Callable[[], datetime] = utcnow,
     limit: int = 50, timeout: float = 30, connections: Sequence[SmtpConnection] = (), owner: str = "",
+    game_id: int | None = None, sender_name: str = "",
 ) -> SendReport:
-    """Send every due mail once, ``limit`` claimed at a time; temporary failures are retried later with backoff.
+    """Send every due mail once (with ``game_id``, every due mail of that game), ``limit`` claimed at a time;
+    temporary failures are retried later with backoff.
 
     Over ``connections`` when given, side by side (they stay open for the caller's next call); else over one
     connection of its own, closed at the end."""
@@ -212,10 +221,11 @@ async def send_pending(
     connections = connections or [SmtpConnection(smtp, timeout)]
     try:
         while True:
-            mails = claim(engine, clock(), limit, owner)
+            mails = claim(engine, clock(), limit, owner, game_id)
             if mails:
                 crashpoints.reached("outbox claimed")
-            reachable = await _send_claimed(engine, connections, sender, mails, report, clock) if mails else True
+            reachable = await _send_claimed(engine, connections, sender, mails, report, clock,
+                                            sender_name) if mails else True
             if len(mails) < limit or not reachable:
                 return report
     finally:
@@ -225,7 +235,7 @@ async def send_pending(
 
 async def _send_claimed(
     engine: Engine, connections: Sequence[SmtpConnection], sender: str, mails: list[OutboxMail],
-    report: SendReport, clock: Callable[[], datetime],
+    report: SendReport, clock: Callable[[], datetime], sender_name: str = "",
 ) -> bool:
     """Send the claimed mails, each connection taking the next; False when the server could not be reached
     (the mails not tried yet wait for the next attempt instead of each waiting for its own timeout)."""
@@ -241,7 +251,7 @@ async def _send_claimed(
                         "finished (the sending process stopped each time)")
                 continue
             try:
-                message = build_message(mail, sender)
+                message = build_message(mail, sender, sender_name)
             except Exception as exc:  # nothing to send, now or later: failed at once (the moderator is told)
                 _settle(engine, mail, report, clock(), True, f"cannot be sent: {type(exc).__name__}: {exc}")
                 continue

@@ -18,8 +18,10 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlche
 
 from ..config import Config, ConfigError, default_config_file, load_config
 from ..services.games import GameService
+from ..services.send_now import SentNow, send_game_mail
 from ..store.db import (DatabaseFileError, SchemaError, check_sqlite_file, is_damage, make_engine,
                         require_current_schema, sqlite_file)
+from ..words import plural
 
 out = Console()
 err = Console(stderr=True)
@@ -126,6 +128,20 @@ class AppContext:
 
     def service(self) -> GameService:
         return GameService(self.engine(), mail_domain=self.config.mail_domain)
+
+    def send_now(self, game_id: int) -> SentNow:
+        """After a command changed game ``game_id`` (committed): its queued mail, sent now (services.send_now)
+        when the mail servers are configured. What could not go out stays queued for the worker, and one line
+        on stderr says so; the command still succeeds."""
+        result = send_game_mail(self.engine(check_schema=False), self.config.mail, game_id)
+        if result.problem:
+            err.print(f"mail queued; the worker will send it ({' '.join(result.problem.split())})",
+                      highlight=False, markup=False, soft_wrap=True)
+        if result.failed:
+            err.print(f"{plural(result.failed, 'mail')} could not be sent ({' '.join(result.refusal.split())}); "
+                      "pbem outbox list --status failed shows them, pbem outbox retry queues them again",
+                      highlight=False, markup=False, soft_wrap=True)
+        return result
 
 
 def app_context(ctx: typer.Context) -> AppContext:

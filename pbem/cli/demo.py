@@ -41,6 +41,15 @@ def _shown_url(url: str) -> str:
         return url
 
 
+def _mail_count(runner: Demo) -> str:
+    """The game's mails (to the players) apart from the players' (to the game), and the game's per decision:
+    '312 game mails for 295 decisions (1.06 a decision), 280 mails from the players.'"""
+    game, decisions = runner.game_mails, runner.decision
+    rate = f" ({game / decisions:.2f} a decision)" if decisions else ""
+    return (f"{plural(game, 'game mail')} for {plural(decisions, 'decision')}{rate}, "
+            f"{plural(runner.player_mails, 'mail')} from the players.")
+
+
 def _mail_client_help(demo: Demo, seat: DemoSeat) -> None:
     assert demo.mail is not None
     mail = demo.mail
@@ -176,8 +185,9 @@ def _play(runner: Demo, pbem: str, stop: threading.Event, max_turns: int | None,
                                                   f"mail (decision {runner.decision}), Ctrl-C stops")
                 stop.wait(1.0)
             else:
-                progress.update(task, description=f"turn {runner.turns + 1}, decision {runner.decision}, "
-                                                  f"{plural(runner.mails, 'mail')} delivered")
+                progress.update(task, description=f"turn {runner.turns + 1}, decision {runner.decision}: "
+                                                  f"{plural(runner.game_mails, 'game mail')}, "
+                                                  f"{plural(runner.player_mails, 'answer')}")
     if stop.is_set():
         return
     info = runner.info
@@ -195,11 +205,10 @@ def _play(runner: Demo, pbem: str, stop: threading.Event, max_turns: int | None,
             _say(f"{' and '.join(winners)} share the win ({scores}).")
         else:
             _say(f"The game ended without a winner ({scores}).")
-        _say(f"{_turns(runner.turns)}, {plural(runner.decision, 'decision')}, {plural(runner.mails, 'mail')} in "
-             f"{elapsed:.0f} s.")
+        _say(f"{_turns(runner.turns)}, {plural(runner.decision, 'decision')} in {elapsed:.0f} s.")
     else:
-        _say(f"stopped after {_turns(runner.turns)} (--max-turns); {plural(runner.decision, 'decision')}, "
-             f"{plural(runner.mails, 'mail')} "
+        _say(f"stopped after {_turns(runner.turns)} (--max-turns); {plural(runner.decision, 'decision')} "
              f"in {elapsed:.0f} s. The game stays unfinished.")
+    _say(_mail_count(runner))
     _say(f"Game {runner.game_id} is in the archive: {pbem} game show {runner.game_id}   "
          f"{pbem} game export {runner.game_id}")

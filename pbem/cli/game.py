@@ -1,4 +1,5 @@
-"""`pbem game ...`: the moderator's commands. Each one wraps one service call."""
+"""`pbem game ...`: the moderator's commands. Each one wraps one service call; a command that changed a game
+then sends the mail it queued (``AppContext.send_now``), so the players have it at once."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from ..services.game_transfer import read_export
 from ..services.games import MAX_SEED, CommandRejected, GameInfo, ServiceError
 from ..timespans import TimingError, format_duration
 from ..services.notices import undo_words, with_names
+from ..services.table_talk import TableTalk
 from ..services.transcript import export_text
 from ..store.models import GameStatus
 from ..words import plural
@@ -100,8 +102,10 @@ def game_new(
                                    "on-timeout": on_timeout})
     except TimingError as exc:
         fail(str(exc))
-    game_id = app_context(ctx).service().create_game(kind, players, seed=seed, options=options,
-                                                     secret_words=secret_words, timing=timing)
+    context = app_context(ctx)
+    game_id = context.service().create_game(kind, players, seed=seed, options=options,
+                                            secret_words=secret_words, timing=timing)
+    context.send_now(game_id)
     if as_json:
         _echo_json({"game": game_id})
     else:
@@ -225,15 +229,17 @@ def game_play(
 
         pbem game play 3 --as ann@example.org "A; cards orange green; move white 34W" --reason "Ann asked by phone"
     """
-    service = app_context(ctx).service()
+    context = app_context(ctx)
+    service = context.service()
     try:
         done = service.submit(game, as_email, commands, source="cli", by="moderator", reason=reason)
     except CommandRejected as exc:  # the engine says 'player 2 bids ...': the moderator reads names
         exc.message = with_names(service.get(game), exc.message)
         raise
+    sent = context.send_now(game)
     if as_json:
         _echo_json({"game": done.game_id, "seat": done.seat, "commands": done.commands, "effects": done.effects,
-                    "events": [done.first_seq, done.last_seq], "over": done.over})
+                    "events": [done.first_seq, done.last_seq], "over": done.over, "sent": sent.sent})
         return
     for effect in done.effects:
         typer.echo(f"- {effect}")
@@ -286,8 +292,10 @@ def game_undo(
 
         pbem game undo 3 --to 12
     """
-    service = app_context(ctx).service()
+    context = app_context(ctx)
+    service = context.service()
     target, undone = service.undo(game, to=to, steps=steps, reason=reason)
+    context.send_now(game)
     names = {p.seat: p.name for p in service.get(game).players}
     played = {e.seq: (e.seat, e.data.get("command", e.text)) for e in service.history(game) if e.seq in undone}
     taken = f": the moderator {undo_words(names, [played[seq] for seq in undone], [])}" if undone else ""
@@ -310,14 +318,18 @@ def game_replace_player(
 
         pbem game replace-player 3 bob@example.org dora@example.org --name Dora --reason "Bob left"
     """
-    player = app_context(ctx).service().replace_player(game, old_email, new_email, name, reason=reason)
+    context = app_context(ctx)
+    player = context.service().replace_player(game, old_email, new_email, name, reason=reason)
+    context.send_now(game)
     typer.echo(f"Seat {player.seat + 1} of game {game} is now {player.name} <{player.email}>.")
 
 
 def _status_command(action: str, verb: str) -> Callable[..., None]:
     @service_errors
     def command(ctx: typer.Context, game: int = typer.Argument(..., help="Game number."), reason: str = REASON) -> None:
-        status = app_context(ctx).service().set_status(game, action, reason=reason)
+        context = app_context(ctx)
+        status = context.service().set_status(game, action, reason=reason)
+        context.send_now(game)
         typer.echo(f"Game {game} is {status}.")
 
     command.__doc__ = (f"{verb} Every player is mailed.\n\n    Example:\n\n        pbem game {action} 3 "
@@ -335,25 +347,68 @@ app.command("abort")(_status_command("abort", "End a game for good without a win
 def game_set(
     ctx: typer.Context,
     game: int = typer.Argument(..., help="Game number."),
-    settings: list[str] = typer.Argument(..., help="KEY=VALUE: deadline=72h, bid-deadline=24h, reminder=75%, on-timeout=moderator|auto."),
+    settings: list[str] = typer.Argument(..., help="KEY=VALUE: deadline=72h, bid-deadline=24h, reminder=75%, on-timeout=moderator|auto, mail=turns|all|digest."),
+    player: Optional[str] = typer.Option(None, "--player", help="mail= for this player only (default: the game's setting, for every player who made no choice)."),
     reason: str = REASON,
 ) -> None:
-    """Change a game's deadlines; the decision now due is timed anew from when it was asked. Everybody is mailed.
+    """Change a game's deadlines, or which mails its players get.
+
+    Deadlines: the decision now due is timed anew from when it was asked; everybody is mailed.
+
+    mail=turns (the default: a mail when a player must decide, answers, auction results they bid in, the
+    moderator's changes, the end), mail=all (a mail whenever anything public happens) or mail=digest (one mail
+    a day, plus the mails asking to decide). Players may choose for themselves by mail ('mail digest').
 
     Example:
 
         pbem game set 3 deadline=48h bid-deadline=12h
 
         pbem game set 3 on-timeout=auto reminder=50% --reason "we play faster now"
+
+        pbem game set 3 mail=all --player ann@example.org
     """
     pairs = {}
     for item in settings:
         key, sep, value = item.partition("=")
         if not sep or not value:
-            fail(f"'{item}' is not KEY=VALUE; the keys are {', '.join(Timing.SETTINGS)}")
+            fail(f"'{item}' is not KEY=VALUE; the keys are {', '.join(Timing.SETTINGS)}, mail")
         pairs[key] = value
-    timing = app_context(ctx).service().set_timing(game, pairs, reason=reason)
-    typer.echo(f"Game {game}: {timing.describe()}.")
+    context = app_context(ctx)
+    mode = pairs.pop("mail", None)
+    if player and mode is None:
+        fail("--player goes with mail=...: deadlines are the same for every player")
+    if mode is not None:
+        mode = context.service().set_delivery(game, mode, player)
+        typer.echo(f"Game {game}: {'mail for ' + player if player else 'mail'} = {mode}.")
+    if pairs:
+        timing = context.service().set_timing(game, pairs, reason=reason)
+        context.send_now(game)
+        typer.echo(f"Game {game}: {timing.describe()}.")
+
+
+@app.command("tell")
+@service_errors
+def game_tell(
+    ctx: typer.Context,
+    game: int = typer.Argument(..., help="Game number."),
+    text: str = typer.Argument(..., help="What you say: it is mailed in the game's thread and kept in its history."),
+    player: Optional[str] = typer.Option(None, "--player", help="Only to this player (default: everybody)."),
+) -> None:
+    """Say something to the players of a game (or to one): 'The moderator says: ...'.
+
+    A player who wrote to you with 'moderator ...' gets your answer this way, or by a reply to pbem's mail.
+
+    Example:
+
+        pbem game tell 3 "Bob is ill this week; his deadlines move."
+
+        pbem game tell 3 --player ann@example.org "Yes: black cards go with any color."
+    """
+    context = app_context(ctx)
+    count = TableTalk(context.service()).tell(game, text, player)
+    sent = context.send_now(game).sent
+    typer.echo(f"Told {plural(count, 'player')} in game {game}; " + ("sent." if count and sent >= count else
+                                                                      "the worker sends the mail."))
 
 
 @app.command("resend")
@@ -371,8 +426,11 @@ def game_resend(
 
         pbem game resend 3 --player ann@example.org
     """
-    count = app_context(ctx).service().resend(game, player)
-    typer.echo(f"Queued {plural(count, 'mail')} for game {game}; the worker sends them.")
+    context = app_context(ctx)
+    count = context.service().resend(game, player)
+    sent = context.send_now(game).sent
+    typer.echo(f"Queued {plural(count, 'mail')} for game {game}; "
+               + ("sent." if count and sent >= count else "the worker sends them."))
 
 
 @app.command("export")

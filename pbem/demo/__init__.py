@@ -267,7 +267,18 @@ class Demo:
 
     @property
     def mails(self) -> int:
+        """Every mail the demo's server delivered: the game's and the players'."""
         return self.mail.delivered if self.mail else 0
+
+    @property
+    def game_mails(self) -> int:
+        """The mails the game sent to the players (a delivery to each player's inbox)."""
+        return sum(self.mail.received[s.address] for s in self.seats) if self.mail else 0
+
+    @property
+    def player_mails(self) -> int:
+        """The mails the players sent to the game."""
+        return self.mail.received[GAME_ADDRESS] if self.mail else 0
 
     @property
     def decision(self) -> int:

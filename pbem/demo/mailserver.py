@@ -25,6 +25,7 @@ import secrets
 import socket
 import threading
 from argparse import Namespace
+from collections import Counter
 from concurrent.futures import Future
 from contextlib import AsyncExitStack
 from datetime import datetime, timezone
@@ -249,7 +250,8 @@ class DemoMailServer:
         self.smtp_port = 0
         self._delivery: dict[str, IMAPClient] = {}
         self._delivery_lock = threading.Lock()
-        self.delivered = 0
+        self.delivered = 0  # deliveries: a mail to two users counts twice
+        self.received: Counter[str] = Counter()  # deliveries by recipient address
 
     @property
     def imap_port(self) -> int:
@@ -363,6 +365,7 @@ class DemoMailServer:
                             client = self._delivery[rcpt] = self.imap(rcpt)
                         client.append("INBOX", trace + data, msg_time=now)
                         self.delivered += 1
+                        self.received[rcpt] += 1
                         break
                     except (IMAPClientError, OSError):
                         self._delivery.pop(rcpt, None)  # a stale connection: log in again once

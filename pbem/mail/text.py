@@ -661,6 +661,9 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+TALK_WORDS = ("say", "moderator")  # a text of several lines follows, up to a line 'end'
+
+
 def reply_lines(text: str, limit: int | None = None, pasted: Pasted | None = None) -> tuple[list[str], list[str]]:
     """The player's own lines in a reply's text, and what was skipped.
 
@@ -684,10 +687,17 @@ def reply_lines(text: str, limit: int | None = None, pasted: Pasted | None = Non
     quoted = 0
     attributions = 0
     stop: str | None = None
+    talk_ends = -1  # the 'end' line that closes a 'say' or 'moderator' text: it ends that text, not the mail
     i = 0
     while i < len(stripped):
         s = stripped[i]
         if not s:
+            i += 1
+            continue
+        if i > talk_ends and s.split(maxsplit=1)[0].lower().rstrip(":,") in TALK_WORDS:
+            talk_ends = next((j for j in range(i + 1, len(stripped)) if stripped[j].lower() == "end"), -1)
+        if i == talk_ends:
+            kept.append(s)
             i += 1
             continue
         if _is_quoted(s):

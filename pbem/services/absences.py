@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from sqlmodel import Session, select
 
-from ..store.models import Absence, Game, GameStatus, Seat
+from ..store.models import Absence, Event, Game, GameStatus, Seat
 from ..store.uow import UnitOfWork
 from . import deadlines, notices
 from .games import BadRequest, checked_address
@@ -60,9 +60,14 @@ class Absences:
                         clock.due_at, clock.remind_at = clock.due_at + shift, clock.remind_at + shift
                         clock.extended = "; ".join(x for x in (clock.extended, why) if x)
                         s.add(clock)
+                last = ends - timedelta(days=1)
+                span = f"from {starts:%A %-d %B} to {last:%A %-d %B %Y}"
+                s.add(Event(game_id=game.id, seq=games.last_seq(s, game.id) + 1, actor=email, seat=seat.seat,
+                            kind="away", text=span, source="mail", created_at=now,
+                            data={"words": f"{seat.name} will be away {span}; deadlines in that time move later."}))
                 info = games.load(s, game)
-                s.add_all(notices.absence_announced(info, seat.seat, starts, ends, games.new_message_id, now,
-                                                    games.mail_domain))
+                games.post(s, info, lambda info: notices.absence_announced(
+                    info, seat.seat, starts, ends, games.new_message_id, now, games.mail_domain))
                 changed.append(game.id)
             uow.commit()
             return changed

@@ -21,6 +21,8 @@ class PlayerInfo:
     name: str
     email: str
     secret: str = field(default="", repr=False)  # the seat's secret word, when the game asks for one
+    delivery: str = "turns"  # which mails they get (services.delivery): their own choice, else the game's
+    told_seq: int = 0  # the last event a mail to them told of
 
 
 @dataclass
@@ -40,6 +42,13 @@ class GameInfo:
     replayed: int = 0  # commands played on top of the latest snapshot when it was loaded
     timing: Timing = field(default_factory=Timing)
     due_at: datetime | None = None  # when the decision now due must be made (set where it is known)
+    delivery: str = "turns"  # the game's choice of mails for players who made none
+    # The game's events after the earliest its players were last told of (services.chronicle): set by the
+    # service before it makes mails, whose "since your last mail" they fill.
+    recent: list[Any] = field(default_factory=list, repr=False)
+
+    def player(self, seat: int) -> PlayerInfo:
+        return next(p for p in self.players if p.seat == seat)
 
     def email_of(self, seat: int) -> str:
         return next(p.email for p in self.players if p.seat == seat)

@@ -5,6 +5,11 @@ An import file may hold anything. It is read with caps (its size, how deeply it 
 checked against what the game store keeps before anything is written: a refused file changes nothing, and the
 message (``ImportFailed``) names what is wrong. A file that passes is replayed from its seed, and its final
 state must be the one it says.
+
+The players' mails are part of the record: which mails each gets (``delivery``) and the last event their mails
+told them of (``told_seq``), so the rebuilt game's next mail to each starts where the old one would have. The
+public engine events a command's mails tell of (``data["events"]``, read by ``services.chronicle``) are not taken
+from the file: the replay makes them again, every command's, undone ones too.
 """
 
 from __future__ import annotations
@@ -22,9 +27,12 @@ from sqlalchemy.exc import IntegrityError
 
 from ..games import get_game
 from ..games.errors import CommandError
+from sqlmodel import select
+
 from ..store.models import Event, Game, GameStatus, Seat, Snapshot, limit_of
 from ..store.uow import UnitOfWork
-from . import deadlines
+from . import deadlines, delivery
+from .chronicle import public_events
 from .games import (MAX_SEED, MIN_SEED, BadRequest, ImportFailed, _effective_commands, bounded_timing,
                     checked_address, checked_name)
 from .timing import Timing, TimingError
@@ -36,7 +44,9 @@ EXPORT_FORMAT = "pbem-game"
 EXPORT_VERSION = 1
 MAX_IMPORT_BYTES = 10 * 1024 * 1024  # an export of a long game is well under 1 MB
 MAX_DEPTH = 32  # levels of nesting; an export has about 6
-EVENT_KINDS = ("created", "command", "undo", "replace_player", "pause", "resume", "abort", "set")
+EVENT_KINDS = ("created", "command", "undo", "replace_player", "pause", "resume", "abort", "set", "say", "tell",
+               "to_moderator", "away")
+READERS = ("say", "tell", "to_moderator")  # kinds whose data["readers"] names the seats that may read them
 VARIANTS = ("standard", "back-side")
 EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
 CLOCK_SKEW = timedelta(days=1)  # a time this far after now is still taken (another machine's clock)
@@ -56,13 +66,17 @@ def export_game(games: GameService, game_id: int) -> dict[str, Any]:
         for h in history
     ]
     in_force = _effective_commands(events)[history[-1].seq]
+    with UnitOfWork(games.engine) as uow:  # a player's own choice of mails ("" = the game's), as stored
+        own = {x.seat: x.delivery for x in uow.session.exec(select(Seat).where(Seat.game_id == game_id)).all()}
     return {
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
         "game": {"id": info.id, "kind": info.kind, "variant": info.variant, "seed": info.seed,
                  "status": info.status, "settings": info.settings, "timing": info.timing.to_dict(),
+                 "delivery": info.delivery,
                  "created_at": info.created_at.isoformat(), "updated_at": info.updated_at.isoformat()},
-        "players": [{"seat": p.seat, "name": p.name, "email": p.email, **({"secret": p.secret} if p.secret else {})}
+        "players": [{"seat": p.seat, "name": p.name, "email": p.email, **({"secret": p.secret} if p.secret else {}),
+                     **({"delivery": own[p.seat]} if own.get(p.seat) else {}), "told_seq": p.told_seq}
                     for p in info.players],
         "events": events,
         "commands": [{"seq": seq, "seat": seat, "command": command} for seq, seat, command in in_force],
@@ -160,6 +174,7 @@ class _Checked:
     status: str
     settings: dict[str, Any]
     timing: Timing
+    delivery: str
     created_at: datetime
     players: list[dict[str, Any]]
     events: list[dict[str, Any]]
@@ -265,6 +280,7 @@ def _check(doc: dict[str, Any], now: datetime) -> _Checked:
         timing = bounded_timing(Timing.from_dict(timing_doc).checked())
     except (TypeError, TimingError, BadRequest) as exc:
         raise _Damaged(f"game timing is not understood: {getattr(exc, 'message', exc)}") from None
+    mails = _delivery(game_doc.get("delivery", delivery.DEFAULT), "game delivery")
 
     _require(bool(players) and bool(events) and bool(state), "players, events and state must not be empty")
     _require(len(players) in module.PLAYERS,
@@ -282,7 +298,12 @@ def _check(doc: dict[str, Any], now: datetime) -> _Checked:
         secret = "" if p.get("secret") is None else p["secret"]
         _require(isinstance(secret, str), f"player {seat}'s secret word must be text")
         _text(secret, f"player {seat}'s secret word", Seat.secret)
-        seats.append({"seat": seat, "name": name, "email": email, "secret": secret})
+        own = "" if p.get("delivery") in (None, "") else _delivery(p["delivery"], f"player {seat}'s delivery")
+        told = p.get("told_seq", len(events))  # an export made before pbem kept it: they were told of everything
+        _require(_whole(told) and 0 <= told <= len(events),
+                 f"player {seat}'s told_seq {_shown(told)} is not an event of the game")
+        seats.append({"seat": seat, "name": name, "email": email, "secret": secret, "delivery": own,
+                      "told_seq": told})
     _require(sorted(p["seat"] for p in seats) == list(range(len(seats))),
              "players must have the seats 0, 1, 2, ... once each")
     _require(len({p["email"] for p in seats}) == len(seats), "every player needs a different email address")
@@ -292,7 +313,13 @@ def _check(doc: dict[str, Any], now: datetime) -> _Checked:
     _require(events[0].get("kind") == "created", "event 1 must be the game's creation")
     stored = [_event(e, len(seats), now) for e in events]
     return _Checked(kind=module.NAME, variant=variant, seed=seed, status=status, settings=dict(settings),
-                    timing=timing, created_at=created_at, players=seats, events=stored, state=state)
+                    timing=timing, delivery=mails, created_at=created_at, players=seats, events=stored, state=state)
+
+
+def _delivery(value: Any, what: str) -> str:
+    _require(isinstance(value, str) and value in delivery.MODES,
+             f"{what} {_shown(value)} is not one of {', '.join(delivery.MODES)}")
+    return value
 
 
 def _event(e: dict[str, Any], players: int, now: datetime) -> dict[str, Any]:
@@ -312,8 +339,15 @@ def _event(e: dict[str, Any], players: int, now: datetime) -> dict[str, Any]:
     seat = e.get("seat")
     _require(seat is None or (_whole(seat) and 0 <= seat < players),
              f"event {seq} names seat {_shown(seat)}, which is not in the game")
-    for key in ("by", "reason"):
+    for key in ("by", "reason", "words"):
         _require(isinstance(data.get(key, ""), str), f"event {seq}: data {key} must be text")
+    lines = data.get("lines", [])
+    _require(isinstance(lines, list) and all(isinstance(x, str) for x in lines),
+             f"event {seq}: lines must be a list of text")
+    if kind in READERS and "readers" in data:  # the seats it is for (services.chronicle): seats of the game
+        readers = data["readers"]
+        _require(isinstance(readers, list) and all(_whole(x) and 0 <= x < players for x in readers),
+                 f"event {seq} is for {_shown(readers)}, which are not seats of the game")
     if kind == "command":
         _require(isinstance(data.get("command"), str), f"event {seq} has no command")
         _text(data["command"], f"event {seq}: command", Event.text)
@@ -321,6 +355,10 @@ def _event(e: dict[str, Any], players: int, now: datetime) -> dict[str, Any]:
         effects = data.get("effects", [])
         _require(isinstance(effects, list) and all(isinstance(x, str) for x in effects),
                  f"event {seq}: effects must be a list of text")
+        private = data.get("private", {})  # what only one player saw (services.chronicle): seat -> lines
+        _require(isinstance(private, dict) and all(
+            str(k).isdigit() and int(k) < players and isinstance(v, list) and all(isinstance(x, str) for x in v)
+            for k, v in private.items()), f"event {seq}: private must map seats to lists of text")
     if kind == "undo":
         to = data.get("to")
         _require(_whole(to) and 0 <= to < seq, f"event {seq} undoes to {_shown(to)}, not an earlier event")
@@ -335,8 +373,10 @@ def import_game(games: GameService, doc: Any) -> int:
     """Rebuild an exported game under a new number; its final state must equal the export's."""
     now = games.clock()
     checked = check_export(doc, now)
-    in_force = _effective_commands(checked.events)[checked.events[-1]["seq"]]
-    state = _replay(checked, in_force)
+    state, told = _replay(checked)
+    for e in checked.events:
+        if e["kind"] == "command":
+            e["data"] = {**e["data"], "events": told[e["seq"]]}
     if json.loads(state.to_json()) != checked.state:  # the same position; the stored state is the replay's
         raise ImportFailed("the import file is inconsistent: replaying its commands does not give its final state")
     if (checked.status == GameStatus.FINISHED) != state.is_terminal():
@@ -347,12 +387,12 @@ def import_game(games: GameService, doc: Any) -> int:
     with UnitOfWork(games.engine, write=True) as uow:
         s = uow.session
         game = Game(kind=checked.kind, variant=checked.variant, seed=checked.seed, status=checked.status,
-                    settings=checked.settings, timing=checked.timing.to_dict(), created_at=checked.created_at,
-                    updated_at=now)
+                    settings=checked.settings, timing=checked.timing.to_dict(), delivery=checked.delivery,
+                    created_at=checked.created_at, updated_at=now)
         s.add(game)
         s.flush()
-        s.add_all(Seat(game_id=game.id, seat=p["seat"], name=p["name"], email=p["email"], secret=p["secret"])
-                  for p in checked.players)
+        s.add_all(Seat(game_id=game.id, seat=p["seat"], name=p["name"], email=p["email"], secret=p["secret"],
+                       delivery=p["delivery"], told_seq=p["told_seq"]) for p in checked.players)
         for e in checked.events:
             s.add(Event(game_id=game.id, seq=e["seq"], actor=e["actor"], seat=e["seat"], kind=e["kind"],
                         text=e["text"], source=e["source"], data=e["data"], created_at=e["time"]))
@@ -367,17 +407,34 @@ def import_game(games: GameService, doc: Any) -> int:
         return game.id  # type: ignore[return-value]
 
 
-def _replay(checked: _Checked, commands: list[tuple[int, int, str]]) -> Any:
-    """The state from the seed and the commands in force."""
+def _replay(checked: _Checked) -> tuple[Any, dict[int, list[dict[str, Any]]]]:
+    """The state from the seed and the commands in force, and the public engine events of every command of the
+    history (undone ones too: their mails told of them), by event number."""
+    in_force = _effective_commands(checked.events)
+    state = _new_state(checked)
+    told: dict[int, list[dict[str, Any]]] = {}
+    for e in checked.events:
+        if e["kind"] == "command":
+            told[e["seq"]] = public_events(_applied(state, e["seq"], e["seat"], e["data"]["command"]))
+        elif e["kind"] == "undo":
+            state = _new_state(checked)
+            for seq, seat, command in in_force[e["seq"]]:
+                _applied(state, seq, seat, command)
+    return state, told
+
+
+def _new_state(checked: _Checked) -> Any:
     try:
-        state = get_game(checked.kind).new_game(players=len(checked.players), seed=checked.seed, **checked.settings)
+        return get_game(checked.kind).new_game(players=len(checked.players), seed=checked.seed, **checked.settings)
     except (TypeError, ValueError) as exc:  # an option this game does not have
         raise ImportFailed(f"the import file's settings do not fit {checked.kind}: {exc}") from exc
-    for seq, seat, command in commands:
-        try:
-            state.apply_command(seat, command)
-        except CommandError as exc:
-            raise ImportFailed(f"event {seq}: '{command}' does not replay: {exc.message}") from exc
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ImportFailed(f"event {seq}: '{command}' does not replay: {exc}") from exc
-    return state
+
+
+def _applied(state: Any, seq: int, seat: int, command: str) -> list[dict[str, Any]]:
+    """The engine events of ``command`` applied to ``state``, or ImportFailed saying which event does not replay."""
+    try:
+        return state.apply_command(seat, command)
+    except CommandError as exc:
+        raise ImportFailed(f"event {seq}: '{command}' does not replay: {exc.message}") from exc
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ImportFailed(f"event {seq}: '{command}' does not replay: {exc}") from exc

@@ -39,11 +39,14 @@ from sqlmodel import Session, select
 from ..games import get_game
 from ..games.errors import CommandError
 from ..mail.message import MAX_ADDRESS, is_address
-from ..store.models import NAME, DecisionClock, Event, Game, GameStatus, InboundMail, Seat, Snapshot, utcnow
+from ..store.models import NAME, DecisionClock, Event, Game, GameStatus, InboundMail, OutboxMail, Seat, Snapshot, utcnow
 from ..store.uow import UnitOfWork
 from ..timespans import format_duration
 from ..words import plural
 from . import deadlines, notices
+from .chronicle import private_lines, public_events
+from .delivery import checked_mode as delivery_mode
+from .help_text import first_mail_help
 from .game_info import GameInfo, HistoryEntry, PlayerInfo, Submission
 from .ledger import AskedDecision
 from .timing import Timing, TimingError
@@ -170,6 +173,11 @@ def new_secret_word() -> str:
     return xkcd_password.generate_xkcdpassword(_secret_words(), numwords=2, delimiter="-")
 
 
+def _said(words: str, reason: str) -> dict[str, str]:
+    """An event's words for the players' mails (services.chronicle), with the moderator's reason."""
+    return {"words": words + (f" The moderator says: {reason}" if reason else ""), **_reason(reason)}
+
+
 def _reason(reason: str) -> dict[str, str]:
     return {"reason": reason} if reason else {}
 
@@ -291,7 +299,8 @@ class GameService:
             s.add(Snapshot(game_id=game.id, seq=1, state=state.to_json(), created_at=now))
             info = self._info(game, seats, state, 1)
             deadlines.open_clock(s, game, info, now)
-            s.add_all(notices.game_started(info, self.new_message_id, now, self.mail_domain))
+            self.post(s, info, lambda info: notices.game_started(info, self.new_message_id, now, self.mail_domain,
+                                                                  guide=first_mail_help(info)))
             uow.commit()
             return game.id
 
@@ -320,7 +329,7 @@ class GameService:
         info = self.get(game_id)
         if as_email is None:
             return info, info.state.view(None)
-        seat = self._seat_of(info, as_email)
+        seat = self.seat_of(info, as_email)
         return info, info.state.view(seat)
 
     def legal(self, game_id: int) -> tuple[GameInfo, dict[str, list[str]]]:
@@ -384,12 +393,11 @@ class GameService:
                 if key != answered.key or not key:
                     raise DecisionMoved(f"game {game_id} no longer waits for {answered.words or 'that decision'}",
                                         now=notices.with_names(info, words), number=info.state.moves)
-            seat = self._seat_of(info, email)
+            seat = self.seat_of(info, email)
             state = info.state
             now = self.clock()
             seq = info.last_seq
             effects: list[str] = []
-            private: dict[int, list[str]] = {}
             commands = []
             all_events: list[dict[str, Any]] = []
             rows: list[Event] = []
@@ -403,13 +411,14 @@ class GameService:
                 seq += 1
                 all_events.extend(events)
                 effects.extend(notices.describe(event, info, seat) for event in events)
-                for event in events:
-                    for who, secret in event.get("private", {}).items():
-                        private.setdefault(int(who), []).append(secret.strip())
-                # The turn the command belongs to, and (below) whether everybody was mailed about it: when the
-                # turn ends, the others are told whatever of it they have not heard yet.
+                # The turn the command belongs to (a turn's commands are told together), what it did in words,
+                # and its public events, which each reader's mails tell in their own words (services.chronicle).
                 data: dict[str, Any] = {"command": str(action), "turn": list(turn_before),
-                                        "effects": [notices.describe(event, info) for event in events]}
+                                        "effects": [notices.describe(event, info) for event in events],
+                                        "events": public_events(events)}
+                secrets = private_lines(events)
+                if secrets:
+                    data["private"] = secrets
                 if by:
                     data["by"] = by
                 if reason:
@@ -417,10 +426,6 @@ class GameService:
                 rows.append(Event(game_id=game.id, seq=seq, actor=info.email_of(seat), seat=seat, kind="command",
                                   text=line, source=source, data=data, created_at=now))
                 commands.append(str(action))
-            told = notices.told_everybody(info, all_events, turn_before, by)
-            earlier = self._untold(s, game.id, turn_before) if told else []
-            for row in rows:
-                row.data["told"] = told
             s.add_all(rows)
             if state.is_terminal():
                 game.status = GameStatus.FINISHED
@@ -431,29 +436,15 @@ class GameService:
             info.last_seq = seq
             info.status = game.status
             deadlines.open_clock(s, game, info, now)
-            s.add_all(notices.commands_applied(info, seat, commands, all_events, private, self.new_message_id, now,
-                                               sender_note, told=told, earlier=earlier, domain=self.mail_domain,
-                                               by=by, reason=reason))
+            self.post(s, info, lambda info: notices.commands_applied(
+                info, seat, commands, all_events, self.new_message_id, now, sender_note,
+                turn_before=turn_before, domain=self.mail_domain, by=by))
             if inbound is not None:
                 inbound.game_id = game.id
                 s.add(inbound)
             if not dry_run:
                 uow.commit()
             return Submission(game.id, seat, commands, effects, info.last_seq - len(commands) + 1, seq, state.is_terminal())
-
-    @staticmethod
-    def _untold(s: Session, game_id: int, turn: tuple[Any, ...]) -> list[tuple[int, str, list[str]]]:
-        """(seat, command, effects) of the commands of ``turn`` that not everybody was mailed about, oldest
-        first: the turn's earlier mails went to their sender only. Stops at anything else (an undo, a command
-        everybody heard of, another turn)."""
-        untold = []
-        rows = s.exec(select(Event).where(Event.game_id == game_id).order_by(Event.seq.desc()).limit(200)).all()  # type: ignore[union-attr]
-        for row in rows:
-            data = row.data or {}
-            if row.kind != "command" or data.get("told", True) or data.get("turn") != list(turn):
-                break
-            untold.append((row.seat, data.get("command", row.text), list(data.get("effects", []))))
-        return untold[::-1]
 
     # ------------------------------------------------------------------ the moderator's fixes
 
@@ -490,9 +481,14 @@ class GameService:
             state = self._replay(game.kind, game.seed, dict(game.settings), len(seats), restored)
             now = self.clock()
             seq = last + 1
+            names = {x.seat: x.name for x in seats}
+            taken_back = [(seat, command) for seq_, seat, command in current if seq_ not in restored_seqs]
+            put_back = [(seat, command) for seq_, seat, command in restored if seq_ not in current_seqs]
+            words = (f"The moderator {notices.undo_words(names, taken_back, put_back)}; the board is the game as "
+                     "it stands now.")
             s.add(Event(game_id=game_id, seq=seq, actor="moderator", kind="undo",
                         text=f"undo to event {target}", source="cli",
-                        data={"to": target, "undone": undone, **_reason(reason)}, created_at=now))
+                        data={"to": target, "undone": undone, **_said(words, reason)}, created_at=now))
             s.add(Snapshot(game_id=game_id, seq=seq, state=state.to_json(), created_at=now))
             game.status = GameStatus.FINISHED if state.is_terminal() else (
                 GameStatus.PAUSED if game.status == GameStatus.PAUSED else GameStatus.ACTIVE)
@@ -500,10 +496,7 @@ class GameService:
             s.add(game)
             info = self._info(game, seats, state, seq)
             deadlines.open_clock(s, game, info, now)
-            s.add_all(notices.commands_undone(
-                info, [(seat, command) for seq_, seat, command in current if seq_ not in restored_seqs],
-                [(seat, command) for seq_, seat, command in restored if seq_ not in current_seqs],
-                self.new_message_id, now, self.mail_domain, reason=reason))
+            self.post(s, info, lambda info: notices.commands_undone(info, self.new_message_id, now, self.mail_domain))
             uow.commit()
             return target, undone
 
@@ -530,19 +523,19 @@ class GameService:
                 seat.name = name
             s.add(seat)
             now = self.clock()
-            seq = self._last_seq(s, game_id) + 1
+            seq = self.last_seq(s, game_id) + 1
             s.add(Event(game_id=game_id, seq=seq, actor="moderator", seat=seat.seat, kind="replace_player",
                         text=f"replace {old[1]} by {new_email}", source="cli",
                         data={"seat": seat.seat, "old": {"name": old[0], "email": old[1]},
-                              "new": {"name": seat.name, "email": new_email}, **_reason(reason)}, created_at=now))
+                              "new": {"name": seat.name, "email": new_email},
+                              **_said(f"The moderator gave seat {seat.seat + 1} to {seat.name} <{new_email}> "
+                                      f"instead of {old[0]} <{old[1]}>.", reason)}, created_at=now))
             game.updated_at = now
             s.add(game)
             info = self._load(s, game)
             if not info.over and info.state.current_player() == seat.seat:
                 deadlines.open_clock(s, game, info, now)  # the new player gets the whole time for the decision
-            s.add_all(notices.moderator_change(
-                info, f"{seat.name} <{new_email}> now plays seat {seat.seat + 1} instead of {old[0]} <{old[1]}>",
-                self.new_message_id, now, self.mail_domain, reason=reason))
+            self.post(s, info, lambda info: notices.moderator_change(info, self.new_message_id, now, self.mail_domain))
             s.add(notices.seat_given_away(info, seat.seat, old[0], old[1], self.new_message_id, now, reason=reason))
             uow.commit()
             return PlayerInfo(seat.seat, seat.name, seat.email, seat.secret)
@@ -566,12 +559,12 @@ class GameService:
             now = self.clock()
             game.updated_at = now
             s.add(game)
-            s.add(Event(game_id=game_id, seq=self._last_seq(s, game_id) + 1, actor="moderator", kind=action,
-                        text=action, source="cli", data=_reason(reason), created_at=now))
+            s.add(Event(game_id=game_id, seq=self.last_seq(s, game_id) + 1, actor="moderator", kind=action,
+                        text=action, source="cli", data=_said(f"The moderator {done[action]} the game.", reason),
+                        created_at=now))
             info = self._load(s, game)
             deadlines.open_clock(s, game, info, now)  # closes it unless the game is active again
-            s.add_all(notices.moderator_change(info, f"the moderator set the game to {new}", self.new_message_id, now,
-                                               self.mail_domain, reason=reason))
+            self.post(s, info, lambda info: notices.moderator_change(info, self.new_message_id, now, self.mail_domain))
             uow.commit()
             return new
 
@@ -591,15 +584,38 @@ class GameService:
             game.timing, game.updated_at = timing.to_dict(), now
             s.add(game)
             said = ", ".join(f"{k}={v}" for k, v in settings.items())
-            s.add(Event(game_id=game_id, seq=self._last_seq(s, game_id) + 1, actor="moderator", kind="set",
-                        text=said, source="cli", data={"timing": timing.to_dict(), **_reason(reason)}, created_at=now))
+            s.add(Event(game_id=game_id, seq=self.last_seq(s, game_id) + 1, actor="moderator", kind="set",
+                        text=said, source="cli", data={"timing": timing.to_dict(), **_said(
+                            f"The moderator set the deadlines: {timing.describe()}.", reason)}, created_at=now))
             info = self._load(s, game)
             clock = deadlines.retime_clock(s, game, now)
             info.due_at = deadlines.aware(clock.due_at) if clock else None
-            s.add_all(notices.moderator_change(info, f"the moderator set the deadlines: {timing.describe()}",
-                                               self.new_message_id, now, self.mail_domain, reason=reason))
+            self.post(s, info, lambda info: notices.moderator_change(info, self.new_message_id, now, self.mail_domain))
             uow.commit()
             return timing
+
+    def set_delivery(self, game_id: int, mode: str, email: str | None = None) -> str:
+        """Which mails the players of a game get (``email``: that player only; else the game's setting, for every
+        player who made no choice of their own). Returns the mode. Nobody is mailed: nothing happened in the
+        game."""
+        try:
+            mode = delivery_mode(mode)
+        except ValueError as exc:
+            raise BadRequest(str(exc)) from exc
+        with UnitOfWork(self.engine, write=True) as uow:
+            s = uow.session
+            game = self._locked(uow, game_id)
+            if email is None:
+                game.delivery = mode
+                s.add(game)
+            else:
+                info = self._load(s, game)
+                found = self.seat_of(info, email)
+                seat = next(x for x in self._seats(s, game_id) if x.seat == found)
+                seat.delivery = mode
+                s.add(seat)
+            uow.commit()
+            return mode
 
     @property
     def absences(self) -> Absences:
@@ -615,13 +631,45 @@ class GameService:
             s = uow.session
             game = self._locked(uow, game_id)
             info = self._load(s, game)
-            seats = [self._seat_of(info, email)] if email else None
+            seats = [self.seat_of(info, email)] if email else None
             clock = next(iter(deadlines.open_clocks(s, game_id)), None)
             info.due_at = deadlines.aware(clock.due_at) if clock else None
-            mails = notices.board_again(info, self.new_message_id, self.clock(), self.mail_domain, seats=seats)
-            s.add_all(mails)
+            mails = self.post(s, info, lambda info: notices.board_again(info, self.new_message_id, self.clock(),
+                                                                          self.mail_domain, seats=seats))
             uow.commit()
             return len(mails)
+
+    def post(self, s: Session, info: GameInfo, make: Callable[[GameInfo], list[OutboxMail]]) -> list[OutboxMail]:
+        """Queue the mails ``make`` builds for a change just written in ``s``: each begins with what happened
+        since its reader's last mail, and each mailed player is then told of everything up to now."""
+        self.recent(s, info)
+        if info.due_at is None:  # the request's deadline, where the caller did not read it
+            clock = next(iter(deadlines.open_clocks(s, info.id)), None)
+            info.due_at = deadlines.aware(clock.due_at) if clock else None
+        mails = make(info)
+        s.add_all(mails)
+        self.told(s, info, notices.mailed_seats(info, mails))
+        return mails
+
+    @staticmethod
+    def recent(s: Session, info: GameInfo) -> None:
+        """Load into ``info.recent`` the events its players' next mails tell of (services.chronicle)."""
+        s.flush()
+        first = min((p.told_seq for p in info.players), default=0)
+        info.recent = list(s.exec(select(Event).where(Event.game_id == info.id, Event.seq > first)
+                                  .order_by(Event.seq)).all())
+
+    def told(self, s: Session, info: GameInfo, seats: set[int]) -> None:
+        """The players at ``seats`` were just mailed everything up to the game's newest event."""
+        if not seats:
+            return
+        for seat in self._seats(s, info.id):
+            if seat.seat in seats:
+                seat.told_seq = info.last_seq
+                s.add(seat)
+        for player in info.players:
+            if player.seat in seats:
+                player.told_seq = info.last_seq
 
     def lock(self, uow: UnitOfWork, game_id: int) -> Game:
         """The game's row, locked until ``uow`` ends (several games: lock them in the order of their numbers)."""
@@ -686,10 +734,10 @@ class GameService:
         return list(s.exec(select(Seat).where(Seat.game_id == game_id).order_by(Seat.seat)).all())
 
     @staticmethod
-    def _last_seq(s: Session, game_id: int) -> int:
+    def last_seq(s: Session, game_id: int) -> int:
         return s.exec(select(func.max(Event.seq)).where(Event.game_id == game_id)).one() or 0
 
-    def _seat_of(self, info: GameInfo, email: str) -> int:
+    def seat_of(self, info: GameInfo, email: str) -> int:
         seat = _seat_with(info.players, email)
         if seat is not None:
             return seat
@@ -700,9 +748,11 @@ class GameService:
         module = get_game(game.kind)
         return GameInfo(
             id=game.id, kind=game.kind, title=module.TITLE, variant=game.variant, seed=game.seed, status=game.status,
-            settings=dict(game.settings), players=[PlayerInfo(x.seat, x.name, x.email, x.secret) for x in seats],
+            settings=dict(game.settings),
+            players=[PlayerInfo(x.seat, x.name, x.email, x.secret, x.delivery or game.delivery, x.told_seq)
+                     for x in seats],
             created_at=_aware(game.created_at), updated_at=_aware(game.updated_at), state=state, last_seq=last_seq,
-            timing=Timing.from_dict(game.timing),
+            timing=Timing.from_dict(game.timing), delivery=game.delivery,
         )
 
     def _load(self, s: Session, game: Game) -> GameInfo:

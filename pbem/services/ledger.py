@@ -102,6 +102,17 @@ class MailLedger:
                 select(OutboxMail.game_id, OutboxMail.recipient).where(OutboxMail.message_id.in_(message_ids))
             ).all())
 
+    def relayed_in_reply(self, message_ids: list[str], moderator: str) -> tuple[int, str] | None:
+        """(game, player) of a player's word to the moderator that these Message-IDs answer, if they answer one."""
+        if not message_ids or not moderator:
+            return None
+        with UnitOfWork(self.engine) as uow:
+            rows = uow.session.exec(select(OutboxMail.game_id, OutboxMail.headers).where(
+                OutboxMail.message_id.in_(message_ids), OutboxMail.recipient == moderator,
+                OutboxMail.game_id.is_not(None))).all()  # type: ignore[union-attr]
+        return next(((game_id, headers["X-Pbem-Player"]) for game_id, headers in rows
+                     if game_id is not None and (headers or {}).get("X-Pbem-Player")), None)
+
     def asked_in_reply(self, message_ids: list[str]) -> AskedDecision | None:
         """What the first of these Message-IDs that is a game mail we sent asked for (its ``number`` is None
         when that mail asked for no decision); None when none of them is one of our game mails."""

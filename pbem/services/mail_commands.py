@@ -26,15 +26,19 @@ from ..mail.message import decision, game_tag, message_id, references, sender, s
 from ..games.vocabulary import Vocabulary
 from ..mail.commands import LineReading, own_subject, read_line
 from ..mail.pasted import SentText
-from ..mail.text import MailText, extract_text, read_message, same_line_attribution
+from ..mail.text import TALK_WORDS, MailText, extract_text, read_message, same_line_attribution
 from ..games.errors import CommandError
 from ..games.legal import compact
 from .ledger import AskedDecision, MailLedger
 from .games import (CommandRejected, DecisionMoved, GameInfo, GameNotActive, GameNotFound, GameService,
                     PlayerNotInGame, ServiceError)
 from ..store.models import GameStatus, InboundMail
-from .notices import subject_tag, thread_root, with_names
+from .help_text import mail_help
+from .notices import game_subject, thread_root, with_names
+from .table_talk import MAX_TALK, TableTalk
+from .delivery import checked_mode as delivery_mode
 from .refusals import REFUSED
+from ..words import listing, plural
 
 INFO_WORDS = ("help", "board", "hand", "legal", "history")
 AWAY = re.compile(r"^away\s+(?:from\s+)?(\d{4}-\d{1,2}-\d{1,2})\s*(?:to|until|-|–)\s*(\d{4}-\d{1,2}-\d{1,2})\.?$", re.I)
@@ -51,6 +55,36 @@ def parse_away(line: str) -> tuple[date, date]:
     except ValueError as exc:
         raise ValueError(f"'{line.strip()}' has a date that does not exist ({exc}).") from exc
     return first, last
+
+
+def talk_blocks(lines: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """The lines without the 'say' and 'moderator' texts, and those texts as (word, text): the rest of the
+    word's line and, when a line 'end' follows, every line up to it."""
+    rest: list[str] = []
+    talks: list[tuple[str, str]] = []
+    i = 0
+    while i < len(lines):
+        word, _, text = lines[i].partition(" ")
+        word = word.lower().rstrip(":,")
+        if word not in TALK_WORDS:
+            rest.append(lines[i])
+            i += 1
+            continue
+        end = next((j for j in range(i + 1, len(lines)) if lines[j].strip().lower() == "end"), None)
+        block = [text.strip(), *lines[i + 1:end]] if end is not None else [text.strip()]
+        talks.append((word, "\n".join(line for line in block if line)))
+        i = end + 1 if end is not None else i + 1
+    return rest, talks
+
+
+DELIVERY_WORDS = {
+    "turns": "a mail when you must decide, answers to your mails, results of auctions you bid in, the moderator's "
+             "changes and the end, each starting with all that happened since your last mail",
+    "all": "a mail whenever anything public happens",
+    "digest": "one mail a day with all that happened, and the mails that ask you to decide",
+}
+TALK_HINT = ("To talk to the other players, start a line with 'say'; to write to the moderator, with "
+             "'moderator' (a line 'end' closes a text of several lines).")
 STRANGER_OUTCOMES = ("unknown-game", "not-a-player")
 NO_COMMAND_ANSWERS = 3  # answers an hour to a player's mails without commands (an auto-responder loops)
 MAX_COMMANDS = 100  # command lines one mail may have; a longer mail is refused whole, unread
@@ -136,9 +170,11 @@ def _wrap(text: str, indent: str = "") -> str:
 
 
 class MailCommands:
-    def __init__(self, games: GameService, *, ledger: MailLedger | None = None) -> None:
+    def __init__(self, games: GameService, *, ledger: MailLedger | None = None, moderator: str = "") -> None:
         self.games = games
         self.ledger = ledger or MailLedger(games.engine, clock=games.clock, mail_domain=games.mail_domain)
+        self.moderator = moderator.strip().lower()
+        self.talk = TableTalk(games, moderator=self.moderator)
 
     # ------------------------------------------------------------------ the one entry point
 
@@ -209,6 +245,8 @@ class MailCommands:
             report.outcome = "no-sender"  # nobody to answer
             return
         report.reply_to = report.sender
+        if self.moderator and report.sender == self.moderator and self._moderator_answer(msg, report):
+            return
         if report.text.oversized:
             report.outcome = "oversized"
             self._reply(report, [_wrap("Your mail is too long for us to read (more than 1 MB of text). Please "
@@ -258,7 +296,8 @@ class MailCommands:
             return
         vocabulary = get_game(info.kind).VOCABULARY
         readings: list[LineReading] = []
-        asked, ignored, away = [], [], []
+        asked, ignored, away, settings = [], [], [], []
+        raw_lines, talks = talk_blocks(raw_lines)
         for line in raw_lines:
             first = line.split()[0].lower().rstrip(":,.")
             if first in INFO_WORDS and len(line.split()) == 1:
@@ -266,11 +305,13 @@ class MailCommands:
                     asked.append(first)
             elif first == "away":
                 away.append(line)
+            elif first == "mail" and len(line.split()) == 2:
+                settings.append(line)
             elif (reading := read_line(line, vocabulary)).commands:
                 readings.append(reading)
             else:
                 ignored.append(line)  # prose: 'Take care,', 'Pass my regards to Bob'
-        if not (readings or away or asked):
+        if not (readings or away or asked or talks or settings):
             readings = self._subject_commands(report, vocabulary, [subject for subject, _ in sent])
         commands = [command for reading in readings for command in reading.commands]
         if len(commands) + len(away) > MAX_COMMANDS:
@@ -281,12 +322,17 @@ class MailCommands:
                 "';', also work)."), "", *self._answer("legal", info, report)])
             return
         absences = self._absences(report, info, away, commands)
+        if absences is not None and not self._settings_ok(report, settings, commands):
+            absences = None
+        if absences is not None and not self._talk_ok(report, info, talks, commands):
+            absences = None
         if absences is None:
             pass  # refused, and said why: nothing of the mail applies
         elif commands:
-            self._apply(report, info, readings, ignored, answered, dry_run)
-        elif away:
-            report.outcome = "away"
+            self._apply(report, info, readings, ignored, answered, dry_run,
+                        also=[f"{line}: {note}" for line, note in self._talk_notes(info, report, talks, settings)])
+        elif away or talks or settings:
+            report.outcome = "away" if away else "talk"
         elif not asked:
             report.outcome = "no-commands"
         else:
@@ -295,6 +341,12 @@ class MailCommands:
             for (line, *_days), note in zip(absences, self._announce(report, absences, dry_run)):
                 report.lines.append(LineReport(line, "done", line))
                 report.effects.append(note)
+        if report.outcome in ("applied", "away", "talk"):
+            self._mail_settings(report, info, settings, dry_run)
+            self._talk(report, info, talks, dry_run)
+        else:
+            report.lines += [LineReport(f"{word} {text.splitlines()[0]}", "not done", "not reached: nothing of the "
+                                        "mail applies") for word, text in talks]
         if asked and report.changed:
             # Answer questions about the game as it is now; in a dry run, as it would be.
             info = self._as_it_would_be(info, report) if dry_run else self.games.get(game_id)
@@ -309,7 +361,7 @@ class MailCommands:
             body += ["", *self._answer("help", info, report)]
         if report.changed:
             # The sender's confirmation (with the new board) goes out with everybody's mail from the service.
-            report.reply_subject = f"{subject_tag(info)} your commands"
+            report.reply_subject = f"Re: {game_subject(info)}"
             report.reply_body = "\n".join(body).strip() + "\n"
         else:
             self._reply(report, body)
@@ -438,11 +490,14 @@ class MailCommands:
         return answered
 
     def _apply(self, report: MailReport, info: GameInfo, readings: list[LineReading], ignored: list[str],
-               answered: AskedDecision | None, dry_run: bool) -> None:
+               answered: AskedDecision | None, dry_run: bool, also: list[str] = ()) -> None:  # type: ignore[assignment]
+        """Submit the mail's commands, all or none; ``also``: what the sender's confirmation says of the mail's
+        other lines (talk, settings), which are carried out once the commands applied."""
         commands = [command for reading in readings for command in reading.commands]
         read_from = [("" if reading.whole else reading.line) for reading in readings for _ in reading.commands]
         cut = [r.line for r in readings if same_line_attribution(r.line) in report.text.ignored]
-        note = self._note_for_sender(ignored, [(command, line) for command, line in zip(commands, read_from) if line], cut)
+        note = list(also) + self._note_for_sender(
+            ignored, [(command, line) for command, line in zip(commands, read_from) if line], cut)
         if answered is None:
             note = [f"Your mail did not answer a mail that asked for a decision, so it was applied to the one "
                     f"open: {self._yours(report, info, report.open_now)} (decision {info.state.moves}).", *note]
@@ -510,8 +565,90 @@ class MailCommands:
         notes += [f"{line} (read from after the 'On ... wrote:' on the same line)" for line in cut]
         if ignored:
             notes += (["Lines of your mail that were not commands (ignored):"] + [f"  {line}" for line in ignored[:MAX_LISTED]]
-                      + _and_more(len(ignored)))
+                      + _and_more(len(ignored)) + [TALK_HINT])
         return notes
+
+    def _settings_ok(self, report: MailReport, settings: list[str], commands: list[str]) -> bool:
+        """Whether every 'mail ...' line names a delivery setting; else the mail is refused, saying why."""
+        for line in settings:
+            try:
+                delivery_mode(line.split()[1].rstrip("."))
+            except ValueError as exc:
+                report.outcome = "rejected"
+                report.lines += [LineReport(x, "not done", "not reached") for x in commands]
+                report.lines.append(LineReport(line, "not done", f"{exc}: 'mail turns' (a mail when you must decide, "
+                                                                 "the default), 'mail all' or 'mail digest'."))
+                return False
+        return True
+
+    def _talk_ok(self, report: MailReport, info: GameInfo, talks: list[tuple[str, str]], commands: list[str]) -> bool:
+        """Whether every 'say' and 'moderator' text can be relayed; else the mail is refused, saying why."""
+        for word, text in talks:
+            why = ("there is nothing after it to relay" if not text.strip() else
+                   f"it is {len(text)} characters long; at most {MAX_TALK} go in one message" if len(text) > MAX_TALK
+                   else "this game has no moderator address configured, so nobody would read it"
+                   if word == "moderator" and not self.moderator else "")
+            if why:
+                report.outcome = "rejected"
+                report.lines += [LineReport(x, "not done", "not reached") for x in commands]
+                report.lines.append(LineReport(f"{word} {text}".strip().splitlines()[0], "not done",
+                                               f"{why}. Write '{word}' and your words on one line, e.g. "
+                                               f"'{word} good luck all'; more lines may follow up to a line 'end'."))
+                return False
+        return True
+
+    def _talk_notes(self, info: GameInfo, report: MailReport, talks: list[tuple[str, str]],
+                    settings: list[str]) -> list[tuple[str, str]]:
+        """(line, what is done with it) for the mail's talk and settings, for the sender's confirmation."""
+        others = [p.name for p in info.players if p.seat != report.seat]
+        notes = [(f"{word} {text.splitlines()[0]}", f"relayed to {listing(others)}" if word == "say" else
+                  f"relayed to the moderator, {self.moderator}") for word, text in talks]
+        notes += [(line, f"from now on you get the mails of 'mail {mode}': {DELIVERY_WORDS[mode]}")
+                  for line in settings for mode in [delivery_mode(line.split()[1].rstrip("."))]]
+        return notes
+
+    def _mail_settings(self, report: MailReport, info: GameInfo, settings: list[str], dry_run: bool) -> None:
+        for line in settings:
+            mode = delivery_mode(line.split()[1].rstrip("."))
+            if not dry_run:
+                self.games.set_delivery(info.id, mode, report.sender)
+            report.lines.append(LineReport(line, "done", line))
+            report.effects.append(f"from now on you get the mails of 'mail {mode}': {DELIVERY_WORDS[mode]}")
+
+    def _talk(self, report: MailReport, info: GameInfo, talks: list[tuple[str, str]], dry_run: bool) -> None:
+        """Relay the mail's 'say' and 'moderator' texts (after its commands applied)."""
+        for word, text in talks:
+            line = f"{word} {text.splitlines()[0]}"
+            try:
+                if dry_run:
+                    note = "would be relayed"
+                elif word == "say":
+                    told = self.talk.say(info.id, report.sender or "", text)
+                    note = f"relayed to {plural(told, 'player')}"
+                else:
+                    note = f"relayed to the moderator, {self.talk.to_moderator(info.id, report.sender or '', text)}"
+            except ServiceError as exc:
+                report.lines.append(LineReport(line, "not done", exc.message))
+                continue
+            report.lines.append(LineReport(line, "done", line))
+            report.effects.append(f"{word}: {note}")
+
+    def _moderator_answer(self, msg: Any, report: MailReport) -> bool:
+        """A reply of the moderator to a player's word: relayed to that player. False when it is no such reply."""
+        relayed = self.ledger.relayed_in_reply(references(msg), self.moderator)
+        if relayed is None:
+            return False
+        game_id, player = relayed
+        report.game_id, report.outcome = game_id, "talk"
+        text = "\n".join(report.text.lines)
+        try:
+            self.talk.tell(game_id, text, player)
+        except ServiceError as exc:
+            self._reply(report, [_wrap(f"Your answer could not be relayed to {player}: {exc.message}")])
+            return True
+        report.lines.append(LineReport("(your answer)", "done"))
+        self._reply(report, [_wrap(f"Your answer was relayed to {player} in game {game_id}.")])
+        return True
 
     # ------------------------------------------------------------------ the reply
 
@@ -546,6 +683,8 @@ class MailCommands:
         if ignored:
             lines.append("Ignored:")
             lines += [_wrap(r.line, "  ") for r in ignored[:MAX_LISTED]] + _and_more(len(ignored))
+            if any(r.status == "ignored" for r in report.lines):
+                lines.append(_wrap(TALK_HINT))
         if report.outcome in ("stale", "rejected") and report.seat == info.state.current_player():
             lines += ["", *self._answer("legal", info, report)]
         if report.outcome == "stale":
@@ -559,8 +698,8 @@ class MailCommands:
 
     def _reply(self, report: MailReport, body: list[str]) -> None:
         base = report.subject if report.subject.lower().startswith("re:") else f"Re: {report.subject}".strip()
-        if report.game_id is not None and game_tag(base) is None:
-            base = f"Re: [{get_game(self.games.get(report.game_id).kind).TITLE} #{report.game_id}] your mail"
+        if report.game_id is not None:  # the game's one subject: its mails stay in one conversation
+            base = f"Re: {game_subject(self.games.get(report.game_id))}"
         report.reply_subject = base if base != "Re:" else "Re: your mail"
         report.reply_body = "\n".join(body).strip() + "\n"
 
@@ -584,18 +723,4 @@ class MailCommands:
             entries = [h for h in self.games.history(info.id) if h.kind == "command"][-HISTORY_LINES:]
             return ["The last commands:"] + [
                 _wrap(f"#{h.seq} {names[h.seat]}: {h.data.get('command', h.text)}", "  ") for h in entries]
-        # help
-        lines = ["What you can send (one command per line; 'end' stops reading):"]
-        if to_act == seat:
-            lines += [_wrap(f"Now: {with_names(info, state.view(seat)['waiting_for'])}", "  ")]
-            lines += ["  For example: " + ", ".join(state.legal_commands()[:4])]
-        elif to_act is not None:
-            lines += [_wrap(f"Now: waiting for {names[to_act]}.", "  ")]
-        lines += [
-            "  board    the board as you see it",
-            "  hand     your cards",
-            "  legal    every command you may send now",
-            "  history  the last commands played",
-            "  game N   which game your mail is for (if you play several)",
-        ]
-        return lines
+        return mail_help(info, seat, moderator=self.moderator)

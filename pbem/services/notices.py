@@ -1,68 +1,61 @@
-"""Who is mailed what after a change to a game.
+"""The game mails: who is mailed what after a change to a game.
 
-After an accepted submission:
-- the sender gets a confirmation: what was done and what is still owed;
-- the player who must decide next gets the request, with what happened;
-- everybody else is mailed only when something public happened that they
-  must know: a turn or a placement ended, an auction moved, somebody scored,
-  the game ended (so a turn's three phases do not flood the table).
+Each case below (a game starts, commands were applied, the moderator changed
+something, a reminder is due, ...) gives every player its reasons to hear of
+the change; the player's delivery setting (``services.delivery``) says which
+reasons are worth a mail now. Every mail is built for its reader from that
+reader's own view of the game, so another player's hand is never in it, and
+reads top to bottom:
 
-Every mail is built for its recipient from that recipient's own view of the
-game, so another player's hand can never be in it. Subjects start with the
-game's tag and a word players can filter on: "your turn", "bid", "result",
-"info". A mail that asks for a decision carries its number in the subject and
-the body. All mails of a game reference one thread root.
+1. one line saying what the mail wants (mail clients show it as the preview);
+2. what happened since the reader's last game mail (``services.chronicle``),
+   so nothing is lost by mailing less; what does not fit the first screen
+   goes below the board;
+3. what the reader must do and by when, with one example command;
+4. the board and the reader's hand;
+5. the commands the reader may send, as shapes, and how to answer.
+
+All mails of a game share one subject, "[Fifth Avenue #12] Ann, Bob, Cy", and
+one thread root, so every client keeps a game in one conversation. A mail that
+asks for a decision records it (``OutboxMail.decision``) and says it in an
+``X-Pbem-Decision`` header.
+
+The functions are pure: they return outbox rows, and the service that calls
+them stores them and moves each mailed player's ``told_seq`` on
+(``mailed_seats``).
 """
 
 from __future__ import annotations
 
-import re
+import textwrap
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from .. import render
 from ..games import get_game
 from ..render.mail import html_part, render_notice
+from ..render.text import wrap
 from ..store.models import OutboxMail
 from ..timespans import format_duration, format_moment
 from ..words import listing, plural
-
+from . import delivery
+from .chronicle import Happening, describe, happenings, named, player_label, with_names
 from .game_info import GameInfo
 
 MakeMsgid = Callable[[], str]
-MAX_LISTED = 40  # more legal commands than this: a sample per kind, and 'legal' gives all
+FIRST_SCREEN = 45  # lines of an 80x45 terminal: the decision and the top of the board must be on them
+TOP_LINES = 26  # lines above the board at most for what happened; the rest goes below it
+
+__all__ = [
+    "FIRST_SCREEN", "absence_announced", "asks", "board_again", "commands_applied", "commands_named",
+    "commands_undone", "daily", "decision_number", "describe", "digest", "game_started", "game_subject",
+    "late_notice", "mailed_seats", "moderator_change", "named", "plain_mail", "player_label", "reminder",
+    "seat_given_away", "sender_name", "subject_tag", "talk", "thread_root", "to_moderator", "told_everybody",
+    "undo_words", "with_names",
+]
 
 
 # --------------------------------------------------------------------------- small helpers
-
-
-def player_label(info: GameInfo, seat: int) -> str:
-    return next(p.name for p in info.players if p.seat == seat)
-
-
-def describe(event: dict[str, Any], info: GameInfo, reader: int | None = None) -> str:
-    """An engine event in words as the player at seat ``reader`` reads it (None: the moderator), with player
-    names instead of seat numbers (a Manhattan site is numbered from the reader's side of the board)."""
-    text = get_game(info.kind).event_text(info.state, event, reader) if info.state is not None else event["text"]
-    actor = event.get("actor")
-    robot = getattr(info.state, "robot", None) if info.state is not None else None
-    if actor is not None and actor != robot and not text.startswith(("the robot", "player ")):
-        text = f"{player_label(info, actor)} {text}"
-    text = with_names(info, text)  # 'player 2 declared a building stop ...' -> 'Bob declared ...'
-    if event.get("points") and any(event["points"]):
-        text += " (" + ", ".join(
-            f"{player_label(info, p)} +{pts}" for p, pts in enumerate(event["points"]) if pts) + ")"
-    return text
-
-
-def with_names(info: GameInfo, text: str) -> str:
-    """'player 2 bids ...' -> 'Bob bids ...' (the engine numbers seats; mails name people)."""
-    return named({p.seat: p.name for p in info.players}, text)
-
-
-def named(names: dict[int, str], text: str) -> str:
-    """``text`` with 'player N' replaced by the name of seat N - 1 in ``names``."""
-    return re.sub(r"\b[Pp]layer (\d+)\b", lambda m: names.get(int(m.group(1)) - 1, m.group(0)), text)
 
 
 def decision_number(info: GameInfo) -> int:
@@ -82,6 +75,16 @@ def subject_tag(info: GameInfo) -> str:
     return f"[{info.title} #{info.id}]"
 
 
+def game_subject(info: GameInfo) -> str:
+    """The one subject of every mail of a game: its tag and its players."""
+    return f"{subject_tag(info)} " + ", ".join(p.name for p in sorted(info.players, key=lambda p: p.seat))
+
+
+def sender_name(info: GameInfo) -> str:
+    """The name the game's mails come from, so a client's list shows a game, not a cut address."""
+    return f"{info.title} #{info.id} (pbem)"
+
+
 def thread_root(info: GameInfo, domain: str) -> str:
     """The Message-ID every mail of a game refers to: one thread per game.
 
@@ -92,19 +95,48 @@ def thread_root(info: GameInfo, domain: str) -> str:
     return f"<pbem-game-{info.id}-{created}@{domain}>"
 
 
-def sample_commands(legal: list[str], limit: int = MAX_LISTED) -> list[str]:
-    """All legal commands, or a sample with every kind of command in it when there are too many."""
-    if len(legal) <= limit:
-        return legal
-    groups: dict[str, list[str]] = {}
-    for command in legal:
-        words = command.split()
-        groups.setdefault(" ".join(words[:2]), []).append(command)
-    for group in groups.values():
-        group.sort(key=lambda c: len(c.split()))  # the simplest commands (fewest cards) first
-    per_group = max(1, limit // len(groups))
-    sample = [c for group in groups.values() for c in (group[:per_group] if len(group) > per_group else group)]
-    return sample[:limit] if len(sample) > limit else sample
+def mailed_seats(info: GameInfo, mails: Iterable[OutboxMail]) -> set[int]:
+    """The seats of ``info`` that ``mails`` go to: their players have now been told of everything."""
+    to = {mail.recipient for mail in mails if mail.game_id == info.id}
+    return {p.seat for p in info.players if p.email in to}
+
+
+def told_everybody(info: GameInfo, events: list[dict[str, Any]], turn_before: tuple[Any, ...], by: str | None) -> bool:
+    """Whether something happened that everybody may care about: a turn ended, something public happened (an
+    auction moved, somebody scored), the game ended, or the moderator or a deadline played for somebody. Players
+    with delivery ``all`` are mailed then."""
+    engine = get_game(info.kind)
+    return (info.state.is_terminal() or engine.turn_owner(info.state) != turn_before or by is not None
+            or any(e["kind"] in engine.PUBLIC_EVENTS for e in events))
+
+
+def _short_due(due: datetime) -> str:
+    return due.astimezone(timezone.utc).strftime("%a %-d %b %H:%M UTC")
+
+
+def _due_line(due: datetime, now: datetime) -> str:
+    left = (due - now).total_seconds()
+    when = f"in {format_duration(left)}" if left > 0 else f"{format_duration(-left)} ago"
+    return f"Answer by {format_moment(due)} ({when})."
+
+
+def _example(legal: list[str]) -> str:
+    """One command to show as an example: the first that does something (not 'pass'), else the first."""
+    return next((c for c in legal if c.split()[0] != "pass"), legal[0] if legal else "")
+
+
+def _unbroken(text: str, tail: str) -> str:
+    """``text`` and ``tail`` filled to 72 columns, never breaking ``tail`` (an example command) over two lines."""
+    glue = "\xa0"  # textwrap does not break at a no-break space
+    return wrap(f"{text} {tail.replace(' ', glue)}".strip()).replace(glue, " ")
+
+
+def _lines(item: Happening) -> list[str]:
+    return [wrap(item.headline, indent="* ", hang="  ")] + [wrap(d, indent="  - ", hang="    ") for d in item.details]
+
+
+def _count(blocks: list[str]) -> int:
+    return sum(block.count("\n") + 1 for block in blocks)
 
 
 # --------------------------------------------------------------------------- building one mail
@@ -120,30 +152,62 @@ class Mailer:
         self.domain = domain
         self.engine = get_game(info.kind)
 
-    def mail(self, seat: int, subject: str, *, headline: str, happened: list[str] = (),  # type: ignore[assignment]
-             private: list[str] = (), note: list[str] = ()) -> OutboxMail:  # type: ignore[assignment]
+    def request(self) -> str:
+        """The decision now due, as its player reads it: 'Your turn: choose an action'."""
+        return with_names(self.info, self.engine.decision_request(self.info.state))
+
+    def preview_of_request(self, prefix: str = "") -> str:
+        due = f", answer by {_short_due(self.info.due_at)}" if self.info.due_at else ""
+        return f"{prefix}{self.request()}{due}"
+
+    def mail(self, seat: int, *, preview: str = "", note: list[str] = (),  # type: ignore[assignment]
+             extra: list[str] = ()) -> OutboxMail:  # type: ignore[assignment]
+        """The mail to ``seat``: ``preview`` (default: the request when they must decide, else the newest thing
+        that happened), what happened since their last mail (with what only they saw), ``note`` (about their
+        own mail), their decision or whom the game waits for, the board, and ``extra`` at the end."""
         info, state = self.info, self.info.state
-        player = next(p for p in info.players if p.seat == seat)
-        decision = None
+        player = info.player(seat)
+        happened = happenings(info.recent, info, seat, after=player.told_seq)
         asked: dict[str, Any] = {}
+        decision = None
+        headers: dict[str, str] = {}
         if asks(info, seat):
             key, words = self.engine.decision_context(state)
-            asked = {"decision": decision_number(info), "decision_key": key[:120],
-                     "decision_words": with_names(info, words)[:255]}
+            number = decision_number(info)
+            asked = {"decision": number, "decision_key": key[:120], "decision_words": with_names(info, words)[:255]}
+            headers["X-Pbem-Decision"] = str(number)
             legal = state.legal_commands()
-            listed = sample_commands(legal)
-            notes = [with_names(info, note) for note in self.engine.decision_notes(state)]
-            decision = {"number": decision_number(info), "notes": notes,
-                        "commands": listed, "more": len(legal) > len(listed), "total": len(legal),
-                        "due": _due_line(info.due_at, self.now) if info.due_at else ""}
-            subject += f" (decision {decision_number(info)})"
+            notes = [with_names(info, n) for n in self.engine.decision_notes(state)]
+            due = f" {_due_line(info.due_at, self.now)}" if info.due_at else ""
+            # The preview line says what is asked; the lines under it add the most useful detail (the high bid,
+            # what is left of the turn), the deadline and an example; the other notes go below the board.
+            shapes = self.engine.legal_shapes(state)
+            example = _example(legal)
+            kinds = list(dict.fromkeys(shape.split()[0] for shape in shapes))
+            detail = notes[1] if len(notes) > 1 else \
+                f"Commands now: {listing(kinds, conjunction='or')} (their forms are below the board)."
+            if "for example" in detail.lower():
+                example = ""  # the note has one already
+            decision = {
+                "number": number,
+                "sentence": _unbroken(f"{detail}{due}".strip(), f"For example: {example}" if example else ""),
+                "notes": notes[2:],
+                "shapes": shapes,
+            }
+            preview = preview or self.preview_of_request()
+        preview = preview or (happened[-1].headline if happened else "The game as it stands.")
+        if happened and not happened[-1].details and happened[-1].headline == preview:
+            happened.pop()  # the first line says it already
+        shown, below = self._fit(happened, _count([wrap(line) for line in note]))
         names = [p.name for p in sorted(info.players, key=lambda p: p.seat)]
-        subject = f"{subject_tag(info)} {subject}"
         context = {
-            "headline": headline, "happened": list(happened), "private": list(private), "note": list(note),
-            "decision": decision, "waiting": self._waiting(seat), "secret": player.secret,
-            "board": render.board(info.kind, state.view(seat), players=names).rstrip(),
+            "preview": preview, "happened": shown, "below": below, "earlier": len(below),
+            "note": [wrap(line) for line in note],
+            "decision": decision, "waiting": "" if decision else self._waiting(seat), "secret": player.secret,
+            "over": state.is_terminal(),
+            "board": render.board(info.kind, state.view(seat), players=names).rstrip(), "extra": list(extra),
         }
+        subject = game_subject(info)
         text, html = render_notice(subject, context)
         message_id = self.msgid()
         root = thread_root(info, self.domain)
@@ -152,7 +216,8 @@ class Mailer:
             recipient=player.email,
             subject=subject,
             headers={"Message-ID": message_id, "In-Reply-To": root, "References": root,
-                     "Auto-Submitted": "auto-generated", "X-Pbem-Game": str(info.id)},
+                     "Auto-Submitted": "auto-generated", "X-Pbem-Game": str(info.id), "From-Name": sender_name(info),
+                     **headers},
             text_body=text,
             html_body=html,
             next_attempt_at=self.now,
@@ -161,23 +226,31 @@ class Mailer:
             **asked,
         )
 
+    @staticmethod
+    def _fit(happened: list[Happening], used: int) -> tuple[list[list[str]], list[list[str]]]:
+        """What happened, split so that the newest items fill the lines above the board and the older ones go
+        below it (the first screen keeps the decision and the top of the board)."""
+        blocks = [_lines(item) for item in happened]
+        room = max(6, TOP_LINES - used)
+        shown: list[list[str]] = []
+        for block in reversed(blocks):
+            if shown and _count([line for b in shown for line in b]) + _count(block) > room:
+                break
+            shown.insert(0, block)
+        return shown, blocks[: len(blocks) - len(shown)]
+
     def _waiting(self, seat: int) -> str:
         info, state = self.info, self.info.state
         if state.is_terminal():
             return "The game is over."
         if info.status != "active":
             return f"The game is {info.status}: nobody acts until the moderator resumes it."
-        to_act = state.current_player()
-        if to_act == seat:
-            return ""
         owed = self.engine.owed_this_turn(state, seat)
         waiting = "Waiting: " + with_names(info, self.engine.decision_notes(state)[0])
         return waiting + (f" Then you still {owed}." if owed else "")
 
-    def request_subject(self, seat: int) -> str:
-        return self.engine.decision_subject(self.info.state)
-
-    def result_subject(self, events: list[dict[str, Any]]) -> str | None:
+    def result(self, events: list[dict[str, Any]]) -> str | None:
+        """The result an event of ``events`` brought, in words for a preview ('Bob won Times Square ...')."""
         info = self.info
         for kind in self.engine.RESULT_EVENTS:
             for event in events:
@@ -185,107 +258,99 @@ class Mailer:
                     continue
                 if kind == "game_over":
                     winners = [player_label(info, w) for w in info.state.result["winners"]]
-                    return f"result: game over, {' and '.join(winners)} {'wins' if len(winners) == 1 else 'share the win'}"
-                return "result: " + describe(event, info).split(" (")[0]
+                    return f"Game over: {' and '.join(winners)} {'wins' if len(winners) == 1 else 'share the win'}"
+                text = describe(event, info).split(" (")[0]
+                return text[0].upper() + text[1:]
         return None
 
+    def to(self, reasons: dict[int, set[str]], **mail: Any) -> list[OutboxMail]:
+        """A mail to every player whose delivery setting wants one for their ``reasons``."""
+        return [self.mail(p.seat, **mail) for p in self.info.players
+                if delivery.mailed(p.delivery, reasons.get(p.seat, set()))]
 
-def _due_line(due: datetime, now: datetime) -> str:
-    left = (due - now).total_seconds()
-    when = f"in {format_duration(left)}" if left > 0 else f"{format_duration(-left)} ago"
-    return f"Answer by {format_moment(due)} ({when})."
 
-
-def _moderator_headline(what: str, reason: str) -> str:
-    return f"The moderator changed the game: {what}." + (f" The moderator says: {reason}" if reason else "")
+def _everybody(info: GameInfo, *reasons: str) -> dict[int, set[str]]:
+    """``reasons`` for every player, and ASKED for the one who must decide."""
+    given = {p.seat: set(reasons) for p in info.players}
+    for seat in given:
+        if asks(info, seat):
+            given[seat].add(delivery.ASKED)
+    return given
 
 
 # --------------------------------------------------------------------------- the cases
 
 
-def game_started(info: GameInfo, msgid: MakeMsgid, now: datetime, domain: str = "pbem.invalid") -> list[OutboxMail]:
+def game_started(info: GameInfo, msgid: MakeMsgid, now: datetime, domain: str = "pbem.invalid",
+                 guide: list[str] = ()) -> list[OutboxMail]:  # type: ignore[assignment]
+    """Everybody hears that the game begins, with ``guide`` (the commands in short) after the board."""
     mailer = Mailer(info, msgid, now, domain)
     names = ", ".join(p.name for p in sorted(info.players, key=lambda p: p.seat))
-    mails = []
-    for p in info.players:
-        subject = mailer.request_subject(p.seat) if asks(info, p.seat) else "info: a new game begins"
-        mails.append(mailer.mail(
-            p.seat, subject, headline=f"A game of {info.title} begins: {names}.",
-            note=[f"You play seat {p.seat + 1}. Every mail shows the board as you may see it, with your own hand."],
-        ))
-    return mails
+    begins = f"A game of {info.title} begins: {names}."
+    return [mailer.mail(
+        p.seat, preview="" if asks(info, p.seat) else begins,
+        note=[(f"{begins} " if asks(info, p.seat) else "") + f"You play seat {p.seat + 1}. Every mail shows the "
+              "board as you may see it, with your own hand."],
+        extra=list(guide)) for p in info.players]
 
 
-def told_everybody(info: GameInfo, events: list[dict[str, Any]], turn_before: tuple[Any, ...], by: str | None) -> bool:
-    """Whether everybody is mailed after a submission: when a turn ended, something public happened (an auction
-    moved, somebody scored), the game ended, or the moderator or a deadline played for somebody."""
-    engine = get_game(info.kind)
-    return (info.state.is_terminal() or engine.turn_owner(info.state) != turn_before or by is not None
-            or any(e["kind"] in engine.PUBLIC_EVENTS for e in events))
+def _bidders(events: list[dict[str, Any]]) -> set[int]:
+    return {seat for event in events for seat in event.get("bidders", ())}
+
+
+def _answered_by_auction(events: list[dict[str, Any]]) -> bool:
+    """Whether a mail's commands were only bids in an auction that goes on: its result or the next call to bid
+    answers them (decision D44)."""
+    kinds = {event["kind"] for event in events}
+    return bool(kinds) and kinds <= {"bid", "pass", "robot_bid", "robot_out", "forced"}
 
 
 def commands_applied(
-    info: GameInfo, seat: int, commands: list[str], events: list[dict[str, Any]], private: dict[int, list[str]],
-    msgid: MakeMsgid, now: datetime, sender_note: list[str] | None = None, *, told: bool = True,
-    earlier: list[tuple[int, str, list[str]]] = (),  # type: ignore[assignment]
-    domain: str = "pbem.invalid", by: str | None = None, reason: str = "",
+    info: GameInfo, seat: int, commands: list[str], events: list[dict[str, Any]], msgid: MakeMsgid, now: datetime, sender_note: list[str] | None = None, *, turn_before: tuple[Any, ...] = (),
+    domain: str = "pbem.invalid", by: str | None = None,
 ) -> list[OutboxMail]:
     """The mails after a player's commands were applied (``by`` the moderator or the deadline, if not by the
-    player themselves). ``told``: everybody is mailed (``told_everybody``), else only the sender and whoever
-    must act. ``earlier``: (seat, command, effects) of this turn's commands sent in earlier mails that only
-    their sender heard of; the others now hear the whole turn."""
+    player themselves)."""
     mailer = Mailer(info, msgid, now, domain)
-    state = info.state
-    who = player_label(info, seat)
-    result = mailer.result_subject(events)
-    runs: list[tuple[int, list[str]]] = []  # the turn's untold commands, player by player
-    for who_played, command, _ in earlier:
-        if runs and runs[-1][0] == who_played:
-            runs[-1][1].append(command)
-        else:
-            runs.append((who_played, [command]))
-    before = ". ".join(f"{player_label(info, s)} played: {'; '.join(cmds)}" for s, cmds in runs)
+    public = told_everybody(info, events, turn_before, by)
+    reasons: dict[int, set[str]] = {}
+    for p in info.players:
+        given = reasons.setdefault(p.seat, set())
+        if asks(info, p.seat):
+            given.add(delivery.ASKED)
+        if p.seat == seat and (by is not None or sender_note or not _answered_by_auction(events)):
+            given.add(delivery.ANSWER)
+        if p.seat in _bidders(events):
+            given.add(delivery.AUCTION)
+        if info.state.is_terminal():
+            given.add(delivery.END)
+        if by == "moderator":
+            given.add(delivery.MODERATOR)
+        if public:
+            given.add(delivery.PUBLIC)
+    result = mailer.result(events)
     mails = []
     for p in info.players:
-        acting = asks(info, p.seat)
-        if p.seat != seat and not acting and not told:
+        if not delivery.mailed(p.delivery, reasons[p.seat]):
             continue
-        effects = [describe(event, info, p.seat) for event in events]
-        if acting:
-            subject = mailer.request_subject(p.seat)
-        elif result:
-            subject = result
-        elif p.seat == seat:
-            subject = f"info: done: {'; '.join(commands)}"[:100]
+        if info.state.is_terminal():
+            preview = result or ""
+        elif p.seat == seat and not asks(info, p.seat) and by is None:
+            preview = f"Done: {'; '.join(commands)}"
+        elif result and not asks(info, p.seat):
+            preview = result
         else:
-            subject = f"info: {who} played {'; '.join([*(c for s, c, _ in earlier if s == seat), *commands])}"[:100]
-        played = "; ".join(commands)
-        if p.seat != seat:
-            effects = [effect for *_, told_later in earlier for effect in told_later] + effects
-        if by == "deadline":
-            whose = "Your" if p.seat == seat else f"{who}'s"
-            headline = f"{whose} deadline passed, so this was played for {'you' if p.seat == seat else who}: {played}"
-        elif by == "moderator":
-            headline = f"The moderator played for {'you' if p.seat == seat else who}: {played}"
-        elif p.seat != seat and runs and runs[-1][0] == seat:
-            headline = before + "; " + played  # the turn goes on in its player's list
-        else:
-            headline = f"You played: {played}" if p.seat == seat else f"{who} played: {played}"
-        if p.seat != seat and runs and (by or runs[-1][0] != seat):
-            headline = f"{before}. {'Then: ' + headline[0].lower() + headline[1:] if by else headline}"
-        if reason:
-            headline += f". The moderator says: {reason}"
-        note = list(sender_note or []) if p.seat == seat else []
-        mails.append(mailer.mail(p.seat, subject, headline=headline, happened=effects,
-                                 private=private.get(p.seat, []), note=note))
+            preview = ""
+        mails.append(mailer.mail(p.seat, preview=preview, note=list(sender_note or []) if p.seat == seat else []))
     return mails
 
 
-def moderator_change(info: GameInfo, what: str, msgid: MakeMsgid, now: datetime,
-                     domain: str = "pbem.invalid", reason: str = "") -> list[OutboxMail]:
-    """Everybody is told what the moderator changed (``what``, in words, with player names), and why."""
-    return _to_everybody(info, _moderator_headline(with_names(info, what), reason),
-                         "info: the moderator changed the game", msgid, now, domain)
+def moderator_change(info: GameInfo, msgid: MakeMsgid, now: datetime, domain: str = "pbem.invalid") -> list[OutboxMail]:
+    """Everybody hears of the moderator's change, stored as the game's newest event with its words."""
+    return Mailer(info, msgid, now, domain).to(_everybody(info, delivery.MODERATOR))
+
+
+commands_undone = moderator_change  # an undo is told like any other change of the moderator's
 
 
 def commands_named(names: dict[int, str], commands: list[tuple[int, str]], limit: int = 12) -> str:
@@ -304,17 +369,63 @@ def undo_words(names: dict[int, str], taken_back: list[tuple[int, str]], put_bac
     return "; ".join(said) or "took back no command (the game was already as asked)"
 
 
-def commands_undone(info: GameInfo, taken_back: list[tuple[int, str]], put_back: list[tuple[int, str]],
-                    msgid: MakeMsgid, now: datetime, domain: str = "pbem.invalid",
-                    reason: str = "") -> list[OutboxMail]:
-    """The moderator's undo: every player is told which commands were taken back and who had played them."""
-    names = {p.seat: p.name for p in info.players}
-    headline = (f"The moderator {undo_words(names, taken_back, put_back)}. The board below is the game as it "
-                "stands now." + (f" The moderator says: {reason}" if reason else ""))
-    count = len(taken_back) or len(put_back)
-    subject = f"info: the moderator took back {plural(count, 'command')}" if taken_back else \
-        "info: the moderator changed the game"
-    return _to_everybody(info, headline, subject, msgid, now, domain)
+def board_again(info: GameInfo, msgid: MakeMsgid, now: datetime, domain: str = "pbem.invalid", *,
+                seats: list[int] | None = None) -> list[OutboxMail]:
+    """The board as it stands (the moderator's resend), with the request to whoever must decide."""
+    mailer = Mailer(info, msgid, now, domain)
+    return [mailer.mail(p.seat, preview="" if asks(info, p.seat) else "The board as it stands, sent again by the "
+                        "moderator.") for p in info.players if seats is None or p.seat in seats]
+
+
+def talk(info: GameInfo, speaker: int | None, readers: list[int], words: str, msgid: MakeMsgid, now: datetime,
+         domain: str = "pbem.invalid") -> list[OutboxMail]:
+    """Table talk (the newest event, already stored, whose first line is ``words``) to ``readers``: every player
+    but the speaker, or those the moderator wrote to."""
+    mailer = Mailer(info, msgid, now, domain)
+    return [mailer.mail(seat, preview=with_names(info, words)) for seat in readers if seat != speaker]
+
+
+def absence_announced(info: GameInfo, seat: int, starts: datetime, ends: datetime, msgid: MakeMsgid,
+                      now: datetime, domain: str = "pbem.invalid") -> list[OutboxMail]:
+    """The player at ``seat`` will be away (the newest event says so): they get a receipt, the others hear of it
+    when their delivery setting mails them."""
+    days = (ends - starts).days
+    reasons = _everybody(info, delivery.PUBLIC)
+    reasons[seat].add(delivery.ANSWER)
+    note = {seat: [f"Any deadline of yours that falls in that time moves {plural(days, 'day')} later."]}
+    mailer = Mailer(info, msgid, now, domain)
+    return [mailer.mail(p.seat, note=note.get(p.seat, [])) for p in info.players
+            if delivery.mailed(p.delivery, reasons[p.seat])]
+
+
+def reminder(info: GameInfo, seat: int, msgid: MakeMsgid, now: datetime, domain: str = "pbem.invalid") -> OutboxMail:
+    """The player who must decide is reminded, with the board and the options."""
+    mailer = Mailer(info, msgid, now, domain)
+    return mailer.mail(seat, preview=mailer.preview_of_request("Reminder: "))
+
+
+def late_notice(info: GameInfo, seat: int, late: timedelta, msgid: MakeMsgid, now: datetime,
+                domain: str = "pbem.invalid") -> OutboxMail:
+    """The player who missed their deadline is told (again, every day until something happens)."""
+    mailer = Mailer(info, msgid, now, domain)
+    passed = (f"passed {format_duration(late.total_seconds())} ago" if late >= timedelta(minutes=1)
+              else "has just passed")
+    return mailer.mail(seat, preview=f"Late: {mailer.request()} (your deadline {passed})",
+                       note=[f"Your deadline {passed} and the game is waiting for you. The moderator has been told.",
+                             "If you cannot play for a while, send 'away DATE to DATE' (for example "
+                             f"'away {now:%Y-%m-%d} to {now + timedelta(days=3):%Y-%m-%d}'), or tell the moderator "
+                             "('moderator' and your words)."])
+
+
+def daily(info: GameInfo, seat: int, msgid: MakeMsgid, now: datetime, domain: str = "pbem.invalid") -> OutboxMail | None:
+    """The daily mail of a player with delivery ``digest``: what happened since their last mail; None when
+    nothing did."""
+    player = info.player(seat)
+    happened = happenings(info.recent, info, seat, after=player.told_seq)
+    if not happened:
+        return None
+    return Mailer(info, msgid, now, domain).mail(
+        seat, preview=f"Your daily mail: {plural(len(happened), 'thing')} happened since your last mail")
 
 
 def seat_given_away(info: GameInfo, seat: int, old_name: str, old_email: str, msgid: MakeMsgid, now: datetime,
@@ -334,79 +445,25 @@ def seat_given_away(info: GameInfo, seat: int, old_name: str, old_email: str, ms
     lines += ["Mails you send to this game are no longer read as moves, and you get no more of its mails. If "
               "this is a mistake, write to the moderator.", "", "The players now: "
               + ", ".join(p.name for p in sorted(info.players, key=lambda p: p.seat)) + "."]
-    return plain_mail(old_email, f"{info.title} #{info.id}: you no longer play", lines, msgid, now, game_id=info.id)
-
-
-def board_again(info: GameInfo, msgid: MakeMsgid, now: datetime, domain: str = "pbem.invalid", *,
-                seats: list[int] | None = None) -> list[OutboxMail]:
-    """The board as it stands (the moderator's resend), with the request to whoever must decide."""
-    return _to_everybody(info, "The moderator sent the board again, as it stands now.",
-                         "info: the board as it stands", msgid, now, domain, seats)
-
-
-def _to_everybody(info: GameInfo, headline: str, subject: str, msgid: MakeMsgid, now: datetime, domain: str,
-                  seats: list[int] | None = None) -> list[OutboxMail]:
-    """One mail a player (of ``seats``, or all): the request to whoever must decide, ``subject`` to the rest."""
-    mailer = Mailer(info, msgid, now, domain)
-    return [mailer.mail(p.seat, mailer.request_subject(p.seat) if asks(info, p.seat) else subject, headline=headline)
-            for p in info.players if seats is None or p.seat in seats]
-
-
-def absence_announced(info: GameInfo, seat: int, starts: datetime, ends: datetime, msgid: MakeMsgid,
-                      now: datetime, domain: str = "pbem.invalid") -> list[OutboxMail]:
-    """The player at ``seat`` will be away: everybody in the game is told (the absent player as a receipt)."""
-    mailer = Mailer(info, msgid, now, domain)
-    who = player_label(info, seat)
-    last = ends - timedelta(days=1)
-    days = (ends - starts).days
-    span = f"from {starts:%A %-d %B} to {last:%A %-d %B %Y}"
-    mails = []
-    for p in info.players:
-        headline = (f"You will be away {span}." if p.seat == seat else f"{who} will be away {span}.")
-        note = [f"Any deadline of {'yours' if p.seat == seat else who + chr(39) + 's'} that falls in that time moves "
-                f"{days} day{'s' if days != 1 else ''} later."]
-        subject = mailer.request_subject(p.seat) if asks(info, p.seat) else f"info: {who} will be away"
-        mails.append(mailer.mail(p.seat, subject, headline=headline, note=note))
-    return mails
-
-
-def reminder(info: GameInfo, seat: int, msgid: MakeMsgid, now: datetime, domain: str = "pbem.invalid") -> OutboxMail:
-    """The player who must decide is reminded, with the board and the options."""
-    mailer = Mailer(info, msgid, now, domain)
-    return mailer.mail(seat, f"reminder, {mailer.request_subject(seat)}",
-                       headline="A reminder: the game is waiting for your decision.")
-
-
-def late_notice(info: GameInfo, seat: int, late: timedelta, msgid: MakeMsgid, now: datetime,
-                domain: str = "pbem.invalid") -> OutboxMail:
-    """The player who missed their deadline is told (again, every day until something happens)."""
-    mailer = Mailer(info, msgid, now, domain)
-    passed = (f"passed {format_duration(late.total_seconds())} ago" if late >= timedelta(minutes=1)
-              else "has just passed")
-    return mailer.mail(seat, f"late, {mailer.request_subject(seat)}",
-                       headline=f"Your deadline {passed} and the game is waiting for you. The moderator has been "
-                                "told.",
-                       note=["If you cannot play for a while, send 'away DATE to DATE' (for example "
-                             f"'away {now:%Y-%m-%d} to {now + timedelta(days=3):%Y-%m-%d}'), or tell the moderator."])
+    return plain_mail(old_email, game_subject(info), lines, msgid, now, game_id=info.id, tagged=False)
 
 
 def to_moderator(moderator: str, subject: str, lines: list[str], msgid: MakeMsgid, now: datetime, *,
-                 game_id: int | None = None) -> OutboxMail:
-    """A plain mail to the moderator (a timeout, a bounce, a mail that could not be sent, ...)."""
-    return plain_mail(moderator, f"moderator: {subject}", lines, msgid, now, game_id=game_id)
+                 game_id: int | None = None, headers: dict[str, str] | None = None) -> OutboxMail:
+    """A plain mail to the moderator (a timeout, a bounce, a mail that could not be sent, a player's words...)."""
+    return plain_mail(moderator, f"moderator: {subject}", lines, msgid, now, game_id=game_id, headers=headers)
 
 
 def plain_mail(to: str, subject: str, lines: list[str], msgid: MakeMsgid, now: datetime, *,
-               game_id: int | None = None) -> OutboxMail:
-    """A mail of a few paragraphs, no board: ``lines`` are paragraphs, each wrapped at 72 columns."""
-    import textwrap
-
+               game_id: int | None = None, tagged: bool = True, headers: dict[str, str] | None = None) -> OutboxMail:
+    """A mail of a few paragraphs, no board: ``lines`` are paragraphs, each wrapped at 72 columns. ``tagged``:
+    the subject starts with [pbem]."""
     text = "\n".join(textwrap.fill(line, 72, break_long_words=False, break_on_hyphens=False) if line else ""
                      for line in lines).rstrip() + "\n"
     message_id = msgid()
-    return OutboxMail(game_id=game_id, recipient=to, subject=f"[pbem] {subject}"[:200],
+    return OutboxMail(game_id=game_id, recipient=to, subject=(f"[pbem] {subject}" if tagged else subject)[:200],
                       headers={"Message-ID": message_id, "Auto-Submitted": "auto-generated",
-                               **({"X-Pbem-Game": str(game_id)} if game_id is not None else {})},
+                               **({"X-Pbem-Game": str(game_id)} if game_id is not None else {}), **(headers or {})},
                       text_body=text, html_body=None, next_attempt_at=now, message_id=message_id, created_at=now)
 
 
@@ -414,8 +471,6 @@ def digest(email: str, sections: list[tuple[GameInfo, str]], msgid: MakeMsgid, n
     """One mail for a player who must act in several games: each game's reminder, one after the other."""
     games = ", ".join(f"#{info.id}" for info, _ in sections)
     subject = f"[pbem] digest: your move in {len(sections)} games ({games})"
-    import textwrap
-
     intro = [
         f"You must decide in {len(sections)} games. Instead of a reminder for each, they come together here, "
         "once a day.",

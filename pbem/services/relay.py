@@ -169,5 +169,6 @@ class OutboxRelay:
             # send_now() keeps one connection, so a --once pass stays one sequence of steps.
             count = self.parallel if self.running else 1
             self._connections = [SmtpConnection(self.mail.smtp) for _ in range(count)]
-        return self._runner.run(send_pending(self.engine, self.mail.smtp, self.mail.game_address, clock=self.clock,
+        return self._runner.run(send_pending(self.engine, self.mail.smtp, self.mail.game_address,
+                                             sender_name=self.mail.sender_name, clock=self.clock,
                                              connections=self._connections, owner=self.owner))

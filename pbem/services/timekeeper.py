@@ -13,7 +13,9 @@
    marked expired, the player gets a late notice and the moderator a mail;
 4. late notices again, once a day, while an expired decision stays unmade;
 5. reminders, with the board and the options; a player due a reminder who
-   must act in several games gets one digest of all of them, once a day.
+   must act in several games gets one digest of all of them, once a day;
+6. the daily mail of each player with delivery "digest" (services.delivery):
+   what happened since their last mail, when anything did.
 
 Every change to a game is made under that game's lock, and each step checks
 again under the lock that the decision is still the one it looked at: a
@@ -27,6 +29,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Callable
 
+from sqlalchemy import and_, or_
 from sqlmodel import Session, select
 
 from ..games import get_game
@@ -52,6 +55,7 @@ class TimekeeperReport:
     late_notices: list[int] = field(default_factory=list)
     reminded: list[int] = field(default_factory=list)
     digests: list[str] = field(default_factory=list)  # players who got a digest
+    daily: list[tuple[int, str]] = field(default_factory=list)  # (game, player) daily mails of delivery "digest"
 
     def lines(self) -> list[str]:
         said = []
@@ -62,6 +66,7 @@ class TimekeeperReport:
         said += [f"game {g}: late notice" for g in self.late_notices]
         said += [f"game {g}: reminder" for g in self.reminded]
         said += [f"digest to {e}" for e in self.digests]
+        said += [f"game {g}: daily mail to {e}" for g, e in self.daily]
         return said
 
 
@@ -86,6 +91,7 @@ class Timekeeper:
         self._passed_deadlines(now, report)
         self._late_notices(now, report)
         self._reminders(now, report)
+        self._daily_mails(now, report)
         return report
 
     # ------------------------------------------------------------------ 1. the outage gap
@@ -185,8 +191,8 @@ class Timekeeper:
             s.add(current)
             due = aware(current.due_at)
             info.due_at = due
-            s.add(notices.late_notice(info, current.seat, now - due, self.games.new_message_id, now,
-                                      self.games.mail_domain))
+            self.games.post(s, info, lambda info: [notices.late_notice(
+                info, current.seat, now - due, self.games.new_message_id, now, self.games.mail_domain)])
             if self.moderator:
                 s.add(notices.to_moderator(self.moderator, f"{info.title} #{info.id}: {self._who(info, current.seat)} "
                                            "is late", self._late_lines(info, current, now),
@@ -224,8 +230,8 @@ class Timekeeper:
                 current.late_notice_at = now
                 s.add(current)
                 info.due_at = aware(current.due_at)
-                s.add(notices.late_notice(info, current.seat, now - info.due_at, self.games.new_message_id, now,
-                                          self.games.mail_domain))
+                self.games.post(s, info, lambda info: [notices.late_notice(
+                    info, current.seat, now - info.due_at, self.games.new_message_id, now, self.games.mail_domain)])
                 uow.commit()
             report.late_notices.append(clock.game_id)
 
@@ -257,7 +263,8 @@ class Timekeeper:
             current.reminded_at = now
             s.add(current)
             info.due_at = aware(current.due_at)
-            s.add(notices.reminder(info, current.seat, self.games.new_message_id, now, self.games.mail_domain))
+            self.games.post(s, info, lambda info: [notices.reminder(info, current.seat, self.games.new_message_id,
+                                                                    now, self.games.mail_domain)])
             uow.commit()
         report.reminded.append(clock.game_id)
 
@@ -278,8 +285,10 @@ class Timekeeper:
                 current.reminded_at = now
                 s.add(current)
                 info.due_at = aware(current.due_at)
+                self.games.recent(s, info)
                 sections.append((info.due_at, info, notices.reminder(info, current.seat, self.games.new_message_id,
                                                                      now, self.games.mail_domain).text_body))
+                self.games.told(s, info, {current.seat})
             if len(sections) < 2:
                 return  # decided meanwhile: the single reminder comes on the next look
             ordered = [(info, text) for _, info, text in sorted(sections, key=lambda x: x[0])]  # nearest due first
@@ -287,6 +296,32 @@ class Timekeeper:
             set_mark(s, name, now)
             uow.commit()
         report.digests.append(email)
+
+    # ------------------------------------------------------------------ 6. daily mails (delivery "digest")
+
+    def _daily_mails(self, now: datetime, report: TimekeeperReport) -> None:
+        """A player with delivery "digest" gets, once a day, what happened since their last mail (if anything
+        did). Their day starts when the timekeeper first sees them."""
+        with UnitOfWork(self.games.engine) as uow:
+            due = uow.session.exec(select(Seat.game_id, Seat.seat).join(Game).where(
+                Game.status.in_((GameStatus.ACTIVE, GameStatus.PAUSED)),
+                or_(Seat.delivery == "digest", and_(Seat.delivery == "", Game.delivery == "digest")),
+                or_(Seat.digest_at.is_(None), Seat.digest_at <= now - DIGEST_EVERY))).all()
+        for game_id, seat_number in sorted(due):
+            with self.games.changing(game_id) as (uow, game, info):
+                s = uow.session
+                seat = s.exec(select(Seat).where(Seat.game_id == game_id, Seat.seat == seat_number)).one()
+                if seat.digest_at is not None and aware(seat.digest_at) > now - DIGEST_EVERY:
+                    continue  # another worker sent it meanwhile
+                first = seat.digest_at is None
+                seat.digest_at = now
+                s.add(seat)
+                if not first:
+                    mails = self.games.post(s, info, lambda info: [mail for mail in [notices.daily(
+                        info, seat_number, self.games.new_message_id, now, self.games.mail_domain)] if mail])
+                    if mails:
+                        report.daily.append((game_id, seat.email))
+                uow.commit()
 
     @staticmethod
     def _who(info: GameInfo, seat: int) -> str:

@@ -44,7 +44,7 @@ from .relay import OutboxRelay, merge
 from .screening import RATE_LIMIT, why_ignored
 from .timekeeper import Timekeeper
 
-KEPT = ("applied", "info", "away")  # outcomes whose mail goes to the processed folder; the rest to rejected
+KEPT = ("applied", "info", "away", "talk")  # outcomes whose mail goes to the processed folder; the rest to rejected
 CLAIM_BATCH = 20  # mails claimed at once, then processed and moved out of the mailbox in one IMAP command
 RECONNECT_ERRORS = (IMAPClientError, OSError, socket.timeout, EOFError, DatabaseUnavailable)
 TRANSIENT_TRIES = 4  # tries at one mail while the database fails under it (0.5, 2 and 8 s apart)
@@ -71,7 +71,7 @@ class MailWorker:
         self.rate_limit = rate_limit
         self.games = GameService(engine, clock=clock, mail_domain=mail_domain or mail.game_address.split("@")[-1])
         self.ledger = MailLedger(engine, clock=clock, mail_domain=self.games.mail_domain)
-        self.commands = MailCommands(self.games, ledger=self.ledger)
+        self.commands = MailCommands(self.games, ledger=self.ledger, moderator=mail.moderator)
         self.instance = Instance.start()
         self.claims = MailClaims(engine, self.instance, clock=clock)
         self.relay = OutboxRelay(engine, mail, clock=clock, log=log, interval=mail.poll_interval,

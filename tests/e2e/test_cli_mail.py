@@ -15,7 +15,7 @@ def test_explain_shows_the_reading_and_changes_nothing(database_url: str, tmp_pa
     eml = tmp_path / "reply.eml"
     eml.write_bytes(
         b"From: Ann <ann@example.org>\r\nTo: game@pbem.example\r\n"
-        b"Subject: Re: [Fifth Avenue #1] a new game begins (decision 0)\r\nMessage-ID: <r1@client.example>\r\n"
+        b"Subject: Re: [Fifth Avenue #1] Ann, Bob\r\nMessage-ID: <r1@client.example>\r\n"
         b"Content-Type: text/plain; charset=utf-8\r\n\r\n"
         + f"Here we go\r\n{legal[0]}\r\nbid gray 4\r\n\r\n-- \r\nAnn\r\n".encode()
     )
@@ -38,14 +38,14 @@ def test_explain_shows_a_subject_with_brackets_as_written(database_url: str, tmp
     eml.write_bytes(b"From: Ann <ann@example.org>\r\nSubject: [/b] [bold]hi\r\nMessage-ID: <r2@client.example>\r\n"
                     b"Content-Type: text/plain; charset=utf-8\r\n\r\nhello [/i]\r\n")
     text = pbem(database_url, "mail", "explain", str(eml)).stdout
-    assert "Subject: [/b] [bold]hi" in text and "Reply to ann@example.org: Re: [Fifth Avenue #1] your mail" in text
+    assert "Subject: [/b] [bold]hi" in text and "Reply to ann@example.org: Re: [Fifth Avenue #1] Ann, Bob" in text
 
 
 def _automatic_mail(tmp_path: Path, header: bytes) -> Path:
     """A player's mail that would get the board back, were it not automatic."""
     eml = tmp_path / "auto.eml"
     eml.write_bytes(b"From: Ann <ann@example.org>\r\nTo: game@pbem.example\r\n"
-                    b"Subject: Automatic reply: [Fifth Avenue #1] your turn\r\nMessage-ID: <oof1@client.example>\r\n"
+                    b"Subject: Automatic reply: [Fifth Avenue #1] Ann, Bob\r\nMessage-ID: <oof1@client.example>\r\n"
                     + header + b"\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nboard\r\n")
     return eml
 

@@ -70,18 +70,19 @@ def test_a_reminder_comes_at_three_quarters_of_the_deadline(table, dovecot) -> N
     clock, games, worker = table
     games.create_game("fifth-avenue", [ANN, BOB], seed=3)
     worker.run_once()
-    assert subjects(dovecot, "ann") == ["[Fifth Avenue #1] your turn (decision 0)"]
+    assert subjects(dovecot, "ann") == ["[Fifth Avenue #1] Ann, Bob"]
+    assert inbox(dovecot, "ann")[0]["X-Pbem-Decision"] == "0"
     opening = text(inbox(dovecot, "ann")[0])
     assert "Answer by Thursday 26 November 2026, 09:00 UTC (in 3 days)." in " ".join(opening.split())
     pass_the_time(clock, worker, 53.5)  # 72 h deadline, reminder after 54 h
     assert len(subjects(dovecot, "ann")) == 1
     pass_the_time(clock, worker, 1)
     mails = inbox(dovecot, "ann")
-    assert [str(m["Subject"]) for m in mails] == ["[Fifth Avenue #1] your turn (decision 0)",
-                                                 "[Fifth Avenue #1] reminder, your turn (decision 0)"]
+    assert [str(m["Subject"]) for m in mails] == ["[Fifth Avenue #1] Ann, Bob"] * 2  # one subject, one thread
+    assert mails[1]["X-Pbem-Decision"] == "0"  # the same decision, asked again
     body = " ".join(text(mails[1]).split())
-    assert "A reminder: the game is waiting for your decision." in body and "(in 18 hours)" in body
-    assert "Send one of these commands" in body and "Your hand:" in body
+    assert body.startswith("Reminder: Your turn: ") and "(in 18 hours)" in body
+    assert "Commands you may send now" in body and "Your hand:" in body
     assert len(subjects(dovecot, "bob")) == 1  # nobody else is reminded
     pass_the_time(clock, worker, 10)
     assert len(subjects(dovecot, "ann")) == 2  # once
@@ -102,10 +103,12 @@ def test_a_player_who_must_act_in_two_games_gets_one_digest(table, dovecot) -> N
     assert "starts with the line 'game N'" in " ".join(digest.split())
     assert max(len(line) for line in digest.splitlines()) <= 72
     pass_the_time(clock, worker, 20)  # game 1's reminder time (54 h) passes; game 2's deadline (48 h) too
-    later = subjects(dovecot, "ann")[3:]
-    assert later == ["[Fifth Avenue #2] late, your turn (decision 0)"]  # no reminder after the digest, no 2nd digest
-    bob = subjects(dovecot, "bob")  # Bob must act in game 3 only: a plain reminder there
-    assert bob[-1] == "[Fifth Avenue #3] reminder, your turn (decision 0)"
+    later = inbox(dovecot, "ann")[3:]
+    # no reminder after the digest, no 2nd digest: only game 2's late notice
+    assert [str(m["Subject"]) for m in later] == ["[Fifth Avenue #2] Ann, Cy"]
+    assert text(later[0]).startswith("Late: ")
+    bob = inbox(dovecot, "bob")  # Bob must act in game 3 only: a plain reminder there
+    assert str(bob[-1]["Subject"]) == "[Fifth Avenue #3] Bob, Cy" and text(bob[-1]).startswith("Reminder: ")
 
 
 def _into_an_auction(games: GameService, game_id: int, seed: int) -> int:
@@ -139,12 +142,29 @@ def test_a_bid_passes_at_its_deadline_in_the_middle_of_an_auction(table, dovecot
     assert (last.seat, last.data["command"], last.data["by"], last.source) == (bidder, "pass", "deadline", "deadline")
     assert after.state.moves == before.state.moves + 1
     who = before.players[bidder].name
-    for user in ("ann", "bob", "cy"):  # announced to all
-        said = [" ".join(text(m).split()) for m in inbox(dovecot, user)]
-        mine = user == before.players[bidder].email.split("@")[0]
-        expected = ("Your deadline passed, so this was played for you: pass" if mine else
-                    f"{who}'s deadline passed, so this was played for {who}: pass")
-        assert sum(expected in body for body in said) == 1, (user, said)
+    to_act = after.players[after.state.current_player()].email.split("@")[0]
+
+    def expected(user: str) -> str:
+        if user == before.players[bidder].email.split("@")[0]:
+            return "Your deadline passed, so pbem played for you: pass"
+        return f"{who}'s deadline passed, so pbem played for {who}: pass"
+
+    told = {user: [" ".join(text(m).split()) for m in inbox(dovecot, user)] for user in ("ann", "bob", "cy")}
+    bidder_user = before.players[bidder].email.split("@")[0]
+    # Announced at once to the bidder (pbem acted for them) and to the player who must decide now ...
+    for user in {bidder_user, to_act}:
+        assert sum(expected(user) in body for body in told[user]) == 1, (user, told[user])
+    # ... and to the other player (delivery 'turns') at the top of their next mail, whenever it comes.
+    for user in {"ann", "bob", "cy"} - {bidder_user, to_act}:
+        assert told[user] == [], (user, told[user])
+        for _ in range(200):
+            if inbox(dovecot, user):
+                break
+            info = games.get(game_id)
+            games.submit(game_id, info.email_of(info.state.current_player()), info.state.legal_commands()[0])
+            worker.run_once()
+        first = " ".join(text(inbox(dovecot, user)[0]).split())
+        assert expected(user) in first, (user, first)
     assert inbox(dovecot, "dee") == []  # a bid is passed without troubling the moderator
 
 
@@ -158,14 +178,16 @@ def test_a_missed_deadline_is_mailed_to_the_moderator_and_the_player_daily(table
     said = " ".join(text(moderator[0]).split())
     assert "Ann <ann@example.test> did not decide by Thursday 26 November 2026, 09:00 UTC" in said
     assert f"pbem game play {game_id} --as ann@example.test" in said
-    assert subjects(dovecot, "ann")[-1] == "[Fifth Avenue #1] late, your turn (decision 0)"
+    assert subjects(dovecot, "ann")[-1] == "[Fifth Avenue #1] Ann, Bob"
     late = " ".join(text(inbox(dovecot, "ann")[-1]).split())
-    assert "Your deadline has just passed" in late and "Send one of these commands" in late
+    assert late.startswith("Late: ") and inbox(dovecot, "ann")[-1]["X-Pbem-Decision"] == "0"
+    assert "Your deadline has just passed" in late and "Commands you may send now" in late
     assert games.get(game_id).state.moves == 0  # nothing was played for her
     count = len(subjects(dovecot, "ann"))
     pass_the_time(clock, worker, 24)
-    assert len(subjects(dovecot, "ann")) == count + 1 and "2 days" not in subjects(dovecot, "ann")[-1]
-    assert "Your deadline passed 1 day" in " ".join(text(inbox(dovecot, "ann")[-1]).split())
+    again = text(inbox(dovecot, "ann")[-1])
+    assert len(subjects(dovecot, "ann")) == count + 1 and "2 days" not in again.splitlines()[0]
+    assert "Your deadline passed 1 day" in " ".join(again.split())
     assert len(inbox(dovecot, "dee")) == 1  # the moderator was told once
     listed = {g.id: g for g in games.list_games()}[game_id]
     assert listed.due_at == datetime(2026, 11, 26, 9, 0, tzinfo=timezone.utc)
@@ -186,15 +208,16 @@ def test_on_timeout_auto_plays_the_default_and_tells_the_moderator(table, doveco
 def test_an_absence_moves_the_deadline_that_falls_in_it(table, dovecot, smtp_server) -> None:
     clock, games, worker = table
     game_id = games.create_game("fifth-avenue", [ANN, BOB], seed=3)
+    games.set_delivery(game_id, "all", BOB[1])  # with 'turns' Bob would hear of it in his next mail only
     worker.run_once()
     request = inbox(dovecot, "ann")[0]
     send(smtp_server, reply_like_a_client(request, ANN[1], "away 2026-11-25 to 2026-11-28"))
     worker.run_once()
     bob = inbox(dovecot, "bob")
-    assert str(bob[-1]["Subject"]) == "[Fifth Avenue #1] info: Ann will be away"
+    assert len(bob) == 2 and str(bob[-1]["Subject"]) == "[Fifth Avenue #1] Ann, Bob"
     told = " ".join(text(bob[-1]).split())
-    assert "Ann will be away from Wednesday 25 November to Saturday 28 November 2026." in told
-    assert "Any deadline of Ann's that falls in that time moves 4 days later." in told
+    assert told.startswith("Ann will be away from Wednesday 25 November to Saturday 28 November 2026")
+    assert "deadlines in that time move later" in told
     receipt = next(" ".join(text(m).split()) for m in inbox(dovecot, "ann") if str(m["Subject"]).startswith("Re:"))
     assert "Done: away 2026-11-25 to 2026-11-28 - away from Wednesday 25 November to Saturday 28 November 2026:" \
         in receipt and "deadlines in that time move 4 days later" in receipt

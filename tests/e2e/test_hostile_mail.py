@@ -34,7 +34,7 @@ from pbem.testing.hostile import CRLF_WORD, hostile_mails
 GAME = "game@example.test"
 MODERATOR = "dee@example.test"
 PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test"), ("Cy", "cy@example.test")]
-SUBJECT = "Re: [Fifth Avenue #1] your turn"
+SUBJECT = "Re: [Fifth Avenue #1] Ann, Bob, Cy"
 HOSTILE_PER_DATABASE = 1900
 ORDINARY_PER_DATABASE = 100
 

@@ -16,7 +16,7 @@ def test_a_mail_that_can_never_be_sent_is_told_to_the_moderator(table, dovecot) 
     (told,) = inbox(dovecot, "dee")
     assert str(told["Subject"]) == "[pbem] moderator: 1 mail could not be sent"
     said = " ".join(text(told).split())
-    assert "to zed@example.test: [Fifth Avenue #1] info: a new game begins -- 550" in said
+    assert "to zed@example.test: [Fifth Avenue #1] Ann, Zed -- 550" in said
     assert "pbem outbox retry" in said
     assert len(inbox(dovecot, "ann")) == 1
 
@@ -35,11 +35,11 @@ def test_moderator_changes_reach_every_player_with_the_reason(table, dovecot) ->
     worker.run_once()
     for user in ("ann", "bob", "cy"):  # Cy neither played nor acts next: told all the same
         said = [" ".join(text(m).split()) for m in inbox(dovecot, user)]
-        assert any(f"The moderator played for {'you' if user == 'ann' else 'Ann'}: {first}. The moderator says: "
-                   "Ann asked by phone" in s for s in said), said
-        assert any("The moderator took back 1 command: Ann's 'A'." in s
+        assert any(f"The moderator played for {'you' if user == 'ann' else 'Ann'} (the moderator says: Ann asked "
+                   f"by phone): {first}" in s for s in said), said
+        assert any("The moderator took back 1 command: Ann's 'A';" in s
                    and "The moderator says: she changed her mind" in s for s in said), said
-        assert any("the moderator set the deadlines: 2 days for a decision" in s and "we play faster now" in s
+        assert any("The moderator set the deadlines: 2 days for a decision" in s and "we play faster now" in s
                    for s in said)
     reasons = [h.data["reason"] for h in games.history(game_id) if "reason" in h.data]
     assert reasons == ["Ann asked by phone", "she changed her mind", "we play faster now"]
@@ -48,9 +48,15 @@ def test_moderator_changes_reach_every_player_with_the_reason(table, dovecot) ->
     assert games.resend(game_id, ANN[1]) == 1
     worker.run_once()
     again = inbox(dovecot, "ann")[before:]
-    assert [str(m["Subject"]) for m in again] == ["[Fifth Avenue #1] your turn (decision 6)"]
-    assert "The moderator sent the board again" in text(again[0]) and "Answer by" in " ".join(text(again[0]).split())
+    assert [str(m["Subject"]) for m in again] == ["[Fifth Avenue #1] Ann, Bob, Cy"]
+    assert again[0]["X-Pbem-Decision"] == "6"  # Ann is asked again
+    assert text(again[0]).startswith("Your turn: ") and "Answer by" in " ".join(text(again[0]).split())
+    before = len(inbox(dovecot, "cy"))
     assert games.resend(game_id) == 3
+    worker.run_once()
+    (board,) = inbox(dovecot, "cy")[before:]  # Cy is not asked: told why the board comes again
+    assert board["X-Pbem-Decision"] is None
+    assert text(board).startswith("The board as it stands, sent again by the moderator.")
 
 
 def test_a_replaced_player_is_told_by_mail_that_they_no_longer_play(table, dovecot) -> None:
@@ -61,7 +67,7 @@ def test_a_replaced_player_is_told_by_mail_that_they_no_longer_play(table, dovec
     games.replace_player(game_id, BOB[1], "dee@example.test", "Dee", reason="Bob moved abroad")
     worker.run_once()
     (told,) = inbox(dovecot, "bob")[before:]
-    assert str(told["Subject"]) == f"[pbem] Fifth Avenue #{game_id}: you no longer play"
+    assert str(told["Subject"]) == f"[Fifth Avenue #{game_id}] Ann, Dee, Cy"  # the game's subject, with Dee now
     said = " ".join(text(told).split())
     assert f"you no longer play in Fifth Avenue #{game_id}" in said and "to Dee." in said
     assert "The moderator says: Bob moved abroad" in said

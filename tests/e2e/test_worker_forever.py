@@ -7,7 +7,9 @@ import signal
 import subprocess
 import time
 
-from test_worker_mail import GAME, LISTED, reply_like_a_client, send, wait_for_inbox  # noqa: I001
+from test_worker_mail import GAME, reply_like_a_client, send, wait_for_inbox  # noqa: I001
+
+from pbem.demo.players import listed_commands
 
 from pbem.services.games import GameService
 from pbem.store.db import make_engine, upgrade
@@ -25,9 +27,9 @@ def wait_until(predicate, timeout: float) -> float:
 def answer(dovecot, smtp_server, games: GameService, email: str) -> None:
     state = games.get(1).state
     user = email.split("@")[0]
-    request = next(m for m in reversed(wait_for_inbox(dovecot, user, 1)) if f"(decision {state.moves})" in m["Subject"])
+    request = next(m for m in reversed(wait_for_inbox(dovecot, user, 1)) if m["X-Pbem-Decision"] == str(state.moves))
     text = request.get_body(("plain",)).get_content().replace("\r\n", "\n")
-    command = LISTED.search(text).group(1).splitlines()[0].strip()
+    command = listed_commands(text)[0]
     send(smtp_server, reply_like_a_client(request, email, command))
 
 

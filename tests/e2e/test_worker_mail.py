@@ -23,6 +23,7 @@ import pytest
 from sqlmodel import Session, select
 
 from pbem.config import MailConfig, ServerConfig
+from pbem.demo.players import listed_commands
 from pbem.games import get_game
 from pbem.games.fifth_avenue import new_game
 from pbem.games.rng import Rng
@@ -34,7 +35,6 @@ from pbem.store.models import InboundMail
 
 GAME = "game@example.test"
 PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test"), ("Cy", "cy@example.test")]
-LISTED = re.compile(r"^Send one of these commands.*?:\n((?:  .+\n)+)", re.M)
 
 
 @pytest.fixture
@@ -96,11 +96,11 @@ def test_players_play_by_real_mail(dovecot, smtp_server, mail_config, database_u
         state = games.get(game_id).state
         seat = state.current_player()
         user = PLAYERS[seat][1].split("@")[0]
-        number = f"(decision {state.moves})"
-        request = next(m for m in reversed(wait_for_inbox(dovecot, user, 1)) if number in m["Subject"])
+        request = next(m for m in reversed(wait_for_inbox(dovecot, user, 1))
+                       if m["X-Pbem-Decision"] == str(state.moves))  # the mail asking this decision
+        assert str(request["Subject"]) == "[Fifth Avenue #1] Ann, Bob, Cy"
         text = request.get_body(("plain",)).get_content().replace("\r\n", "\n")
-        listed = [line.strip() for line in LISTED.search(text).group(1).splitlines()]
-        command = choose(listed, rng, "uniform")
+        command = choose(listed_commands(text), rng, "uniform")  # one command of every shape the mail lists
         send(smtp_server, reply_like_a_client(request, PLAYERS[seat][1], command))
         report = worker.run_once()
         assert [outcome for _, _, outcome in report.processed] == ["applied"], report.processed
@@ -253,8 +253,9 @@ def test_a_complete_game_entirely_by_mail(kind, players, seed, database, request
     for seat, (name, address) in enumerate(seats):
         mails = inbox(dovecot, address.split("@")[0])
         last = mails[-1]
-        assert "game over" in last["Subject"] and winner in last["Subject"]
+        assert str(last["Subject"]) == f"[{rules.TITLE} #{game_id}] " + ", ".join(name for name, _ in seats)
         body = last.get_body(("plain",)).get_content()
+        assert body.startswith("Game over: ") and winner in body.splitlines()[0], body.splitlines()[0]
         assert "The game is over." in body and ("FINAL SCORING" in body or kind != "fifth-avenue")
         sites = _every_sentence_is_true_for(seat, [text_of(m) for m in mails], seats, played, reference)
         assert sites >= 10 or kind != "manhattan", sites  # the check saw the sentences it is about

@@ -17,12 +17,13 @@ from markupsafe import escape
 from sqlmodel import Session, select
 
 from pbem.games.fifth_avenue import new_game
+from pbem.games.legal import spelled
 from pbem.games.rng import Rng
 from pbem.render.text import hand_text
 from pbem.services.games import GameService
 from pbem.services.simulate import choose
 from pbem.store.db import make_engine
-from pbem.store.models import OutboxMail
+from pbem.store.models import Event, OutboxMail
 
 GOLDEN = Path(__file__).parent.parent / "data" / "mails"
 NAMES = [("Ann", "ann@example.org"), ("Bob", "bob@example.org"), ("Cy", "cy@example.org"), ("Dee", "dee@example.org")]
@@ -101,6 +102,10 @@ def test_golden_new_game(sqlite_engine) -> None:
     table = Table(sqlite_engine, 3, seed=0)
     mails = table.new_mails()
     assert [m.recipient for m in mails] == [e for _, e in NAMES[:3]]
+    assert {m.subject for m in mails} == {"[Fifth Avenue #1] Ann, Bob, Cy"}  # one subject, one thread per game
+    assert [m.decision for m in mails] == [0, None, None]  # only the first player is asked
+    assert mails[0].headers["X-Pbem-Decision"] == "0" and "X-Pbem-Decision" not in mails[1].headers
+    assert all(m.headers["From-Name"] == "Fifth Avenue #1 (pbem)" for m in mails)
     golden("new_game_3p.txt", mails)
 
 
@@ -168,10 +173,16 @@ def test_golden_auction_set_with_building_stop_and_central_park(sqlite_engine) -
     for seat, command, _ in played[start:end]:
         table.submit(seat, command)
         mails += table.new_mails()
-    subjects = " | ".join(m.subject for m in mails)
-    assert "bid: Central Park" in subjects and "result:" in subjects and "building stop" in subjects
-    assert not re.search(r"\bplayer \d", subjects)  # people by name: "Bob declared a building stop ..."
-    assert not any(re.search(r"^- player \d", m.text_body, re.M) for m in mails)
+    previews = " | ".join(m.text_body.splitlines()[0] for m in mails)  # the line that says what a mail wants
+    assert "Bid or pass: the auction for Central Park" in previews
+    assert re.search(r"\b(Ann|Bob|Cy) won [\w ]+ with \d+ in \w+", previews)  # a result, named
+    assert {m.subject for m in mails} == {f"[Fifth Avenue #{table.game}] Ann, Bob, Cy"}
+    # The building stop reaches every player, in the mail that declared it or in their next one.
+    for _, email in table.players:
+        assert any(re.search(r"^  - \w+ declared a building stop", m.text_body, re.M)
+                   for m in mails if m.recipient == email), email
+    assert not re.search(r"\bplayer \d", previews)  # people by name: "Bob declared a building stop ..."
+    assert not any(re.search(r"^\s*[-*] player \d", m.text_body, re.M) for m in mails)
     golden("auction_set_3p.txt", mails)
 
 
@@ -199,12 +210,55 @@ def test_golden_end_of_game(sqlite_engine) -> None:
     seat, command, _ = played[-1]
     table.submit(seat, command)
     mails = table.new_mails()
-    assert len(mails) == 3 and all("result: game over" in m.subject for m in mails)
-    assert all("FINAL SCORING" in m.text_body for m in mails)
+    assert len(mails) == 3 and all(m.text_body.startswith("Game over: ") for m in mails)  # the end: news for all
+    assert all("FINAL SCORING" in m.text_body and m.decision is None for m in mails)
     golden("end_of_game_3p.txt", mails)
 
 
-LISTED = re.compile(r"^Send one of these commands.*?:\n((?:  .+\n)+)", re.M)
+SHAPES = re.compile(r"^Commands you may send now \(<a\|b> means a or b\):\n((?:  .+\n)+)", re.M)
+
+
+def mailed_shapes(text: str) -> list[str]:
+    """The command shapes a mail lists under 'Commands you may send now', a wrapped shape joined again."""
+    found = SHAPES.search(text)
+    assert found, text
+    shapes: list[str] = []
+    for line in found.group(1).splitlines():
+        if line.startswith("      ") and shapes:  # a shape's continuation
+            shapes[-1] += " " + line.strip()
+        else:
+            shapes.append(line.strip())
+    return shapes
+
+
+def mailed_example(text: str) -> str:
+    """The command a mail's decision sentence gives as an example ("For example: bid brown 4", or the engine's
+    note "..., for example 'choose 1 1 1 1'.")."""
+    paragraph = " ".join(next(p for p in text.split("\n\n") if "for example" in p.lower()).split())
+    if "For example: " in paragraph:
+        return paragraph.split("For example: ", 1)[1]
+    return paragraph.split("for example '", 1)[1].split("'")[0]
+
+
+def mailed_commands(state, text: str) -> list[str]:  # type: ignore[no-untyped-def]
+    """The commands a player can read off a mail asking for a decision, checked against the legal ones.
+
+    An exact shape ('B <boutique|jeweler> 34W gray') spells legal commands only; a bounded one ('choose <1|2>
+    <1|2> (no more of a size than you have left)') spells the legal ones and more; a bid shape ('bid brown
+    <some of 4 5> ...') stands for the legal bids of its color. Together they cover every legal command, and
+    the example is legal. Returns the exact and bounded commands that are legal, and the example."""
+    legal = state.legal_commands()
+    shapes = mailed_shapes(text)
+    exact = [c for shape in shapes if "some of" not in shape and " (" not in shape for c in spelled(shape)]
+    assert set(exact) <= set(legal), set(exact) - set(legal)
+    bounded = [c for shape in shapes if "some of" not in shape and " (" in shape
+               for c in spelled(shape.split(" (")[0]) if c in legal]
+    bids = [shape.split()[:2] for shape in shapes if "some of" in shape]
+    covered = set(exact) | set(bounded) | {c for c in legal if c.split()[:2] in bids}
+    assert covered == set(legal), set(legal) - covered
+    example = mailed_example(text)
+    assert example in legal, example
+    return list(dict.fromkeys(exact + bounded + [example]))
 
 
 @pytest.mark.parametrize("players,seed,back_side", [(2, 5, False), (3, 6, True), (4, 7, False)])
@@ -214,6 +268,7 @@ def test_complete_games_by_mail_ask_each_decision_of_the_right_player(database_u
     table = Table(engine, players, seed, back_side=back_side)
     rng = Rng(seed)
     emails = [e for _, e in table.players]
+    subject = f"[Fifth Avenue #{table.game}] " + ", ".join(name for name, _ in table.players)
     mails = table.new_mails()
     decisions = 0
     while True:
@@ -223,27 +278,26 @@ def test_complete_games_by_mail_ask_each_decision_of_the_right_player(database_u
             seat = emails.index(mail.recipient)
             assert "HANDS" not in mail.text_body
             shown = re.findall(r"^Your hand: (.*(?:\n  .*)*)", mail.text_body, re.M)
-            assert len(shown) == 1, mail.subject
+            assert len(shown) == 1, mail.text_body[:200]
             assert " ".join(shown[0].split()).startswith(hand_text(state.hands[seat], state.board.plot_colors))
             assert mail.html_body and "<pre" in mail.html_body
             # every line fits 72 columns, and the HTML part is the text part (and the subject) in tags
-            assert max(len(line) for line in mail.text_body.splitlines()) <= 72, mail.subject
+            assert max(len(line) for line in mail.text_body.splitlines()) <= 72, mail.text_body[:200]
             rest = mail.html_body.replace(str(escape(mail.text_body)), "").replace(str(escape(mail.subject)), "")
-            assert not re.sub(r"<[^>]*>", "", rest).strip(), mail.subject
-            # people by name in the subject and in what happened
-            assert not re.search(r"\bplayer \d", mail.subject), mail.subject
-            assert not re.search(r"^- player \d", mail.text_body, re.M), mail.subject
+            assert not re.sub(r"<[^>]*>", "", rest).strip(), mail.text_body[:200]
+            # one subject for the whole game; people by name in what happened
+            assert mail.subject == subject
+            assert not re.search(r"\bplayer \d", mail.text_body.split("\n\n", 1)[0]), mail.text_body[:200]
+            assert not re.search(r"^\s*[-*] player \d", mail.text_body, re.M), mail.text_body[:200]
         if info.over:
-            assert all("result: game over" in m.subject for m in mails)
+            assert mails and all(m.text_body.startswith("Game over: ") and m.decision is None for m in mails)
+            assert sorted(m.recipient for m in mails) == sorted(emails)  # the end is news for everybody
             break
-        number = f"(decision {state.moves})"
-        asked = [m for m in mails if number in m.subject]
-        assert [m.recipient for m in asked] == [emails[state.current_player()]], number
-        assert not [m.subject for m in mails if "(decision" in m.subject and m not in asked]  # asked once, no more
-        listed = [line.strip() for line in LISTED.search(asked[0].text_body).group(1).splitlines()]
-        legal = set(state.legal_commands())
-        assert listed and set(listed) <= legal
-        command = choose(listed, rng, "uniform")
+        asked = [m for m in mails if m.decision is not None]
+        assert [m.recipient for m in asked] == [emails[state.current_player()]], state.moves  # asked once, no more
+        assert asked[0].decision == state.moves and asked[0].headers["X-Pbem-Decision"] == str(state.moves)
+        assert f"WHAT YOU MAY SEND NOW (decision {state.moves})" in asked[0].text_body
+        command = choose(mailed_commands(state, asked[0].text_body), rng, "uniform")
         table.submit(emails.index(asked[0].recipient), command)
         decisions += 1
         mails = table.new_mails()
@@ -277,6 +331,14 @@ def _replay_until(table: Table, played, stop: int) -> None:
     table.new_mails()
 
 
+def _last_events(table: Table) -> list[dict]:
+    """The public engine events of the game's newest command, as stored for the players' mails."""
+    with Session(table.service.engine) as s:
+        row = s.exec(select(Event).where(Event.game_id == table.game, Event.kind == "command")
+                     .order_by(Event.seq.desc())).first()
+    return row.data["events"]
+
+
 def test_a_build_with_one_choice_is_applied_without_asking(sqlite_engine) -> None:
     seed, step = next(
         (seed, i) for seed in range(20) for i, (_, command, kinds) in enumerate(random_commands(3, seed))
@@ -288,10 +350,17 @@ def test_a_build_with_one_choice_is_applied_without_asking(sqlite_engine) -> Non
     seat, command, _ = played[step]
     table.submit(seat, command)
     mails = table.new_mails()
-    assert len(mails) == 3  # the win and what was built are news for everybody
-    assert not any("you won" in m.subject for m in mails)  # nobody is asked to choose the only choice
-    assert all(re.search(r"^- \w+ (built \d|built nothing|chose to build nothing|declared a building stop)", m.text_body, re.M)
-               for m in mails)
+    info = table.service.get(table.game)
+    won = next(e for e in _last_events(table) if e["kind"] == "won")
+    # the win and what was built go to the auction's bidders, the sender, and whoever must decide next
+    emails = [e for _, e in table.players]
+    told = {emails[b] for b in won["bidders"]} | {emails[seat], emails[info.state.current_player()]}
+    assert sorted(m.recipient for m in mails) == sorted(told)
+    # nobody is asked to choose the only choice: the one request is the next player's action
+    assert not any(m.text_body.startswith("You won") for m in mails)
+    assert [m.recipient for m in mails if m.decision is not None] == [emails[info.state.current_player()]]
+    assert all(re.search(r"^  - \w+ (built \d|built nothing|chose to build nothing|declared a building stop)",
+                         m.text_body, re.M) for m in mails)
 
 
 def test_after_the_auctions_the_interrupted_player_gets_their_turn_back(sqlite_engine) -> None:
@@ -310,7 +379,18 @@ def test_after_the_auctions_the_interrupted_player_gets_their_turn_back(sqlite_e
     mails = table.new_mails()
     email = table.players[trigger][1]
     back = [m for m in mails if m.recipient == email]
-    assert len(mails) == 3 and len(back) == 1
-    assert "your turn (decision" in back[0].subject
+    assert len(back) == 1 and back[0].decision is not None
+    assert back[0].text_body.startswith("Your turn: take two colored cards")
     assert "Still to do this turn: take two colored cards" in " ".join(back[0].text_body.split())
-    assert all("the auctions are over" in m.text_body for m in mails)
+    assert "the auctions are over" in back[0].text_body
+    # The others were not asked anything: they hear that the auctions are over in their next mail.
+    waiting = {e for _, e in table.players} - {m.recipient for m in mails}
+    for seat, command, _ in played[end + 1:]:
+        if not waiting:
+            break
+        table.submit(seat, command)
+        for m in table.new_mails():
+            if m.recipient in waiting:
+                assert "the auctions are over" in m.text_body, m.text_body[:1500]
+                waiting.discard(m.recipient)
+    assert not waiting

@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_game_mails import NAMES, Table, golden, sqlite_engine  # noqa: F401 - sqlite_engine is a fixture
+from test_game_mails import NAMES, Table, golden, mailed_commands, sqlite_engine  # noqa: F401 - sqlite_engine is a fixture
 
+from pbem.games.manhattan import hand_text
 from pbem.games.rng import Rng
 from pbem.services.simulate import choose
 
@@ -34,7 +35,9 @@ def test_golden_new_manhattan_game(sqlite_engine) -> None:
     table = Table(sqlite_engine, 3, seed=0, kind="manhattan")
     mails = table.new_mails()
     assert [m.recipient for m in mails] == [e for _, e in NAMES[:3]]
-    assert mails[0].subject == "[Manhattan #1] your turn: choose parts (decision 0)"
+    assert {m.subject for m in mails} == {"[Manhattan #1] Ann, Bob, Cy"}
+    assert [m.decision for m in mails] == [0, None, None] and mails[0].headers["X-Pbem-Decision"] == "0"
+    assert mails[0].text_body.startswith("Your turn: choose 4 building parts for round 1")
     golden("manhattan_new_game_3p.txt", mails)
 
 
@@ -56,9 +59,20 @@ def test_golden_end_of_a_round(sqlite_engine) -> None:
                Rng(5))
     table.new_mails()
     info = table.service.get(table.game)
-    table.submit(info.state.current_player(), info.state.legal_commands()[0])  # the round's last part
+    seat = info.state.current_player()
+    table.submit(seat, info.state.legal_commands()[0])  # the round's last part
     mails = table.new_mails()
-    assert any("result: round 1 scored" in m.subject for m in mails)
+    # The last part of the round answers its player with the result; the next start player is asked to choose.
+    info = table.service.get(table.game)
+    assert info.state.round == 2
+    by_recipient = {m.recipient: m for m in mails}
+    assert sorted(by_recipient) == sorted([info.email_of(seat), info.email_of(info.state.current_player())])
+    assert by_recipient[info.email_of(seat)].text_body.startswith("Done: ")  # the answer to their own mail
+    assert "Round 1 scored" in " ".join(by_recipient[info.email_of(seat)].text_body.split())
+    assert by_recipient[info.email_of(info.state.current_player())].decision == info.state.moves
+    for m in mails:  # both tell the scoring, with everybody's points, by name
+        flat = " ".join(m.text_body.split())
+        assert re.search(r"round 1 scored \(.*\) \(Ann \+\d+, Bob \+\d+, Cy \+\d+, Dee \+\d+\)", flat), flat[:1500]
     golden("manhattan_round_scored_4p.txt", mails)
 
 
@@ -74,32 +88,40 @@ def test_golden_two_players_two_colors(sqlite_engine) -> None:
 def test_complete_games_mail_the_right_player_and_nothing_hidden(sqlite_engine, players, seed) -> None:
     table = Table(sqlite_engine, players, seed=seed, kind="manhattan")
     rng = Rng(seed)
+    subject = "[Manhattan #1] " + ", ".join(name for name, _ in table.players)
     asked = table.new_mails()
     while True:
         info = table.service.get(table.game)
         for mail in asked:
-            assert max(map(len, mail.text_body.splitlines())) <= 72, mail.subject
+            assert max(map(len, mail.text_body.splitlines())) <= 72, mail.text_body[:300]
+            assert mail.subject == subject
             seat = next(p.seat for p in info.players if p.email == mail.recipient)
-            for other in range(players):  # another player's hand never appears in a mail
+            # the recipient's own hand, once; another player's hand never appears in a mail
+            hands = re.findall(r"^Your hand: (.*)", mail.text_body, re.M)
+            assert len(hands) == 1 and hands[0].startswith(hand_text(info.state.view(seat)) + "."), hands
+            for other in range(players):
                 if other != seat:
                     assert f"{info.players[other].name}: cards" not in mail.text_body
         if info.over:
             break
         seat = info.state.current_player()
-        requests = [m for m in asked if f"(decision {info.state.moves})" in m.subject]
-        assert [m.recipient for m in requests] == [info.email_of(seat)], [m.subject for m in asked]
-        listed = re.search(r"^Send one of these commands.*?:\n((?:  .+\n)+)", requests[0].text_body, re.M)
-        commands = [line.strip() for line in listed.group(1).splitlines()]
+        requests = [m for m in asked if m.decision is not None]
+        assert [m.recipient for m in requests] == [info.email_of(seat)], [m.text_body[:100] for m in asked]
+        assert requests[0].decision == info.state.moves
+        assert requests[0].headers["X-Pbem-Decision"] == str(info.state.moves)
+        commands = mailed_commands(info.state, requests[0].text_body)
         command = commands[rng.below(len(commands))]
-        assert command in info.state.legal_commands()
         table.submit(seat, command)
         asked = table.new_mails()
-    assert any("game over" in m.subject for m in asked)
+    assert asked and all(m.text_body.startswith("Game over: ") for m in asked)
+    assert sorted(m.recipient for m in asked) == sorted(e for _, e in table.players)  # the end: news for all
 
 
 def test_a_builder_with_one_legal_command_is_not_asked_and_everybody_is_told(sqlite_engine) -> None:
-    """M20 through the service: the play is made for the builder, who gets no request, and every mail says so."""
+    """M20 through the service: the play is made for the builder, who gets no request, and every mail says so
+    (delivery 'all': every player is mailed whenever something public happened, as a forced play is)."""
     table = Table(sqlite_engine, 4, seed=18, kind="manhattan")
+    table.service.set_delivery(table.game, "all")
     rng = Rng(18)
     for _ in range(400):
         info = table.service.get(table.game)
@@ -117,5 +139,5 @@ def test_a_builder_with_one_legal_command_is_not_asked_and_everybody_is_told(sql
     assert sorted(m.recipient for m in told) == sorted(e for _, e in NAMES[:4]), "everybody is told"
     now = table.service.get(table.game)
     assert now.players[now.state.current_player()].name != forced.group(1), "the game waits for somebody else"
-    asked = [m.recipient for m in mails if f"(decision {now.state.moves})" in m.subject]
-    assert asked == [now.email_of(now.state.current_player())]
+    asked = [(m.recipient, m.decision) for m in mails if m.decision is not None]
+    assert asked == [(now.email_of(now.state.current_player()), now.state.moves)]

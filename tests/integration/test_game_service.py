@@ -19,6 +19,7 @@ from pbem.services.games import (
     PlayerNotInGame,
     SNAPSHOT_EVERY,
 )
+from pbem.services.table_talk import TableTalk
 from pbem.store.models import Event, Game, OutboxMail, Snapshot
 
 PLAYERS = [("Ann", "ann@example.org"), ("Bob", "bob@example.org"), ("Cy", "cy@example.org")]
@@ -86,7 +87,13 @@ def test_submit_appends_events_stores_state_and_queues_mail(service: GameService
     after = counts(db_engine)
     assert done.commands == [legal[0]] and done.first_seq == done.last_seq == 2
     assert after["events"] == before["events"] + 1
-    assert after["outbox"] == before["outbox"] + 3
+    assert after["outbox"] == before["outbox"] + 2
+    with Session(db_engine) as s:  # the sender's answer and the next player's request; the third hears later
+        mails = s.exec(select(OutboxMail).where(OutboxMail.game_id == game_id).order_by(OutboxMail.id.desc())
+                       .limit(2)).all()
+    info = service.get(game_id)
+    assert sorted((m.recipient, m.decision) for m in mails) == [
+        ("ann@example.org", None), (info.email_of(info.state.current_player()), 1)]
     history = service.history(game_id)
     assert [h.kind for h in history] == ["created", "command"]
     assert history[1].actor == "ann@example.org" and history[1].source == "mail:<x1@example.org>"
@@ -248,15 +255,26 @@ def test_export_and_import_rebuild_the_same_game(service: GameService, db_engine
         service.submit(game_id, email, commands[0])
     service.undo(game_id, steps=2)
     service.replace_player(game_id, "bob@example.org", "dora@example.org", "Dora")
+    service.set_delivery(game_id, "digest")  # the game's choice of mails, and one player's own
+    service.set_delivery(game_id, "all", "ann@example.org")
+    TableTalk(service).say(game_id, "dora@example.org", "hello, I play Bob's seat now")
     doc = json.loads(json.dumps(service.export(game_id)))
     assert doc["format"] == "pbem-game" and doc["game"]["seed"] == 13
-    assert len(doc["commands"]) == 18 and len(doc["events"]) == 23
+    assert len(doc["commands"]) == 18 and len(doc["events"]) == 24
     new_id = service.import_game(doc)
     assert new_id != game_id
     original, copy = service.get(game_id), service.get(new_id)
     assert copy.state.to_json() == original.state.to_json()
     assert [(p.name, p.email) for p in copy.players] == [(p.name, p.email) for p in original.players]
     assert [h.kind for h in service.history(new_id)] == [h.kind for h in service.history(game_id)]
+    # the mails go on where they were: the same settings, each player told up to the same event, and the
+    # events the mails tell of (the public engine events of every command, undone ones too) made again alike
+    assert copy.delivery == "digest" and [p.delivery for p in copy.players] == ["all", "digest"]
+    assert [p.told_seq for p in copy.players] == [p.told_seq for p in original.players]
+    assert [h.data for h in service.history(new_id)] == [h.data for h in service.history(game_id)]
+    assert all(h.data["events"] for h in service.history(new_id) if h.kind == "command")
+    doc["events"][3]["data"]["events"] = [{"kind": "won", "points": "x"}]  # a file's own are never used
+    assert [h.data for h in service.history(service.import_game(doc))] == [h.data for h in service.history(game_id)]
     assert State.from_json(json.dumps(doc["state"])) == original.state
 
 
@@ -285,6 +303,13 @@ def test_export_and_import_rebuild_the_same_game(service: GameService, db_engine
         (lambda d: d["events"][3].update(seat=7), "not in the game"),
         (lambda d: d["events"].append({**d["events"][-1], "seq": len(d["events"]) + 1, "kind": "undo",
                                        "data": {"to": "x"}}), "not an earlier event"),
+        (lambda d: d["game"].update(delivery="often"), "game delivery 'often' is not one of turns, all, digest"),
+        (lambda d: d["players"][1].update(delivery=3), "player 1's delivery 3 is not one of"),
+        (lambda d: d["players"][0].update(told_seq=99), "player 0's told_seq 99 is not an event of the game"),
+        (lambda d: d["events"].append({**d["events"][-1], "seq": len(d["events"]) + 1, "kind": "tell",
+                                       "data": {"words": "hi", "readers": 2}}), "is for 2, which are not seats"),
+        (lambda d: d["events"].append({**d["events"][-1], "seq": len(d["events"]) + 1, "kind": "say",
+                                       "data": {"words": ["hi"]}}), "data words must be text"),
     ],
 )
 def test_a_corrupt_import_is_refused_and_changes_nothing(service, db_engine, damage, fragment) -> None:

@@ -24,7 +24,7 @@ ANN, BOB, CY = "ann@example.org", "bob@example.org", "cy@example.org"
 PLAYERS = [("Ann", ANN), ("Bob", BOB), ("Cy", CY)]
 
 
-def mail(body: str, *, sender: str = ANN, subject: str = "Re: [Fifth Avenue #1] your turn",
+def mail(body: str, *, sender: str = ANN, subject: str = "Re: [Fifth Avenue #1] Ann, Bob, Cy",
          in_reply_to: str | None = None) -> bytes:
     msg = EmailMessage()
     msg["From"] = f"Player <{sender}>"
@@ -93,7 +93,7 @@ def test_one_bad_line_and_nothing_applies(processor: MailCommands, games: GameSe
     assert game_rows(games.engine) == before
     with Session(games.engine) as s:
         reply = s.exec(select(OutboxMail).order_by(OutboxMail.id.desc())).first()
-    assert reply.recipient == ANN and reply.subject == "Re: [Fifth Avenue #1] your turn"
+    assert reply.recipient == ANN and reply.subject == "Re: [Fifth Avenue #1] Ann, Bob, Cy"  # the game's one subject
     assert "Not done:" in reply.text_body and reply.headers["In-Reply-To"] == report.message_id
 
 
@@ -168,7 +168,8 @@ def test_information_commands_change_nothing_and_show_only_your_hand(processor: 
 def test_a_mail_without_commands_gets_help(processor: MailCommands) -> None:
     report = processor.handle(mail("Thanks for the game, see you tomorrow!"))
     assert report.outcome == "no-commands"
-    assert "What you can send" in report.reply_body and "Ignored:" in report.reply_body
+    assert "How to play Fifth Avenue #1 by mail" in report.reply_body and "Ignored:" in report.reply_body
+    assert "start a line with 'say'" in " ".join(report.reply_body.split())  # the chatter may have been meant as talk
 
 
 def test_a_stale_answer_is_not_applied_to_the_new_situation(processor: MailCommands, games: GameService) -> None:
@@ -218,14 +219,30 @@ def test_a_turn_sent_in_three_replies_to_one_mail_applies(processor: MailCommand
         assert report.decision == asked.decision and report.answered == "Ann's turn"
         sent.append(command)
     assert first_legal(games)[0] != ANN  # the turn is over
-    # Everybody else hears the whole turn, though it came in three mails they never saw.
+    # Everybody else hears the whole turn, though it came in three mails they never saw: the player who must
+    # decide now in the mail that asks them, the other one (delivery 'turns': not mailed for another's turn)
+    # at the top of their next mail.
     took = next(e for e in games.history(1) if e.data.get("command", "").startswith("cards")).data["effects"]
-    for other in (BOB, CY):
+
+    def newest(email: str) -> OutboxMail:
         with Session(games.engine) as s:
-            told = s.exec(select(OutboxMail).where(OutboxMail.recipient == other).order_by(OutboxMail.id.desc())).first()
+            return s.exec(select(OutboxMail).where(OutboxMail.recipient == email).order_by(OutboxMail.id.desc())).first()
+
+    def tells_the_turn(told: OutboxMail) -> bool:
         text = " ".join(told.text_body.split())
-        assert f"Ann played: {'; '.join(sent)}" in text, text[:400]
-        assert all(" ".join(effect.split()) in text for effect in took)
+        return f"Ann played: {'; '.join(sent)}" in text and all(" ".join(effect.split()) in text for effect in took)
+
+    asked_now = first_legal(games)[0]
+    other = ({BOB, CY} - {asked_now}).pop()
+    assert tells_the_turn(newest(asked_now)), newest(asked_now).text_body[:400]
+    last_to_other = newest(other)
+    assert not tells_the_turn(last_to_other)
+    for _ in range(200):
+        if newest(other).id != last_to_other.id:
+            break
+        games.submit(1, *first_legal(games))
+    assert newest(other).id != last_to_other.id, "the other player was never mailed again"
+    assert tells_the_turn(newest(other)), newest(other).text_body
 
 
 def _play_until(games: GameService, done) -> None:

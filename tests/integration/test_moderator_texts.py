@@ -53,13 +53,18 @@ def test_the_undo_mail_names_the_commands_taken_back_and_who_played_them(service
     target, undone = service.undo(game_id, steps=2, reason="she changed her mind")
     assert len(undone) == 2
     sent = mails(db_engine, before)
-    assert len(sent) == 3
+    assert sorted(m.recipient for m in sent) == sorted(email for _, email in PLAYERS)  # the moderator's change
     for mail in sent:
         said = " ".join(mail.text_body.split())
-        assert f"The moderator took back 2 commands: Ann's 'A' and Ann's '{cards}'." in said, said
-        assert "The moderator says: she changed her mind" in said
+        assert (f"The moderator took back 2 commands: Ann's 'A' and Ann's '{cards}'; the board is the game as it "
+                "stands now. The moderator says: she changed her mind") in said, said
         assert f"event {target}" not in said and "command(s)" not in said
-    assert sum("took back 2 commands" in m.subject for m in sent) == 2  # Ann is asked again: her subject asks
+    # Ann is asked again: her mail's first line asks; the others' first line says what the moderator did
+    info = service.get(game_id)
+    (asked,) = [m for m in sent if m.decision is not None]
+    assert asked.recipient == "ann@example.org" and asked.decision == info.state.moves
+    assert asked.text_body.startswith("Your turn: choose an action")
+    assert all(m.text_body.startswith("The moderator took back 2 commands") for m in sent if m is not asked)
 
 
 def test_one_command_taken_back_is_singular(service, db_engine) -> None:
@@ -69,7 +74,7 @@ def test_one_command_taken_back_is_singular(service, db_engine) -> None:
     before = last_mail_id(db_engine)
     service.undo(game_id, steps=1)
     said = " ".join(mails(db_engine, before)[0].text_body.split())
-    assert "The moderator took back 1 command: Ann's 'A'." in said
+    assert "The moderator took back 1 command: Ann's 'A'; the board is the game as it stands now." in said
 
 
 def test_an_undo_that_puts_commands_back_says_so(service, db_engine) -> None:
@@ -92,7 +97,7 @@ def test_a_replaced_player_is_told_at_the_old_address(service, db_engine) -> Non
     assert len(to_bob) == 1
     (told,) = to_bob
     said = " ".join(told.text_body.split())
-    assert told.subject == f"[pbem] Fifth Avenue #{game_id}: you no longer play"
+    assert told.subject == f"[Fifth Avenue #{game_id}] Ann, Dora, Cy"  # the game's one subject
     assert f"you no longer play in Fifth Avenue #{game_id}" in said
     assert "gave your seat (seat 2) to Dora" in said and "The moderator says: Bob moved abroad" in said
     assert "dora@example.org" not in said  # the new player's address is not the old player's business
@@ -161,6 +166,14 @@ def test_absences_live_in_their_own_module(db_engine) -> None:
         (away,) = s.exec(select(Absence)).all()
         assert away.email == "ann@example.org"
     told = mails(db_engine, before)
-    assert sorted(m.recipient for m in told) == sorted(email for _, email in PLAYERS)
+    # Ann gets the answer to her absence; the others hear of it in their next mail (it asks nothing of them)
+    assert [m.recipient for m in told] == ["ann@example.org"]
+    said = " ".join(told[0].text_body.split())
+    assert "Ann will be away from Tuesday 24 November to Thursday 26 November 2026" in said, said
+    assert "Any deadline of yours that falls in that time moves 3 days later." in said
+    (email, commands), = service.legal(game_id)[1].items()
+    service.submit(game_id, email, commands[0])
+    later = [m for m in mails(db_engine, before) if m.recipient != "ann@example.org"]
+    assert later and all("Ann will be away from Tuesday 24 November" in " ".join(m.text_body.split()) for m in later)
     assert not hasattr(service, "add_absence") and not hasattr(service, "check_absence")
     assert timedelta(days=3) == (last + timedelta(days=1)) - first

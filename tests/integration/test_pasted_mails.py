@@ -27,7 +27,7 @@ from sqlmodel import Session, select
 
 from test_mail_commands import game_rows, mail
 
-from pbem.mail.pasted import SHORT_RUN, SentText
+from pbem.mail.pasted import LONE_LINE, SHORT_RUN, SentText
 from pbem.services.games import GameService
 from pbem.services.mail_commands import MailCommands, MailReport
 from pbem.services.refusals import RefusalDigest
@@ -181,16 +181,16 @@ def _play_first(games: GameService, game_id: int = 1) -> None:
     games.submit(game_id, email, commands[0])
 
 
-def _play_until(games: GameService, done: Callable[..., bool], game_id: int = 1) -> None:
+def _play_until(games: GameService, done: Callable[..., bool], game_id: int = 1, turns: int = 50) -> None:
     """Play the first legal commands until ``done(state)``: each player's run of commands in one submission
     (a turn in one mail), which is quicker than a submission a command."""
-    for _ in range(50):
+    for _ in range(turns):
         info = games.get(game_id)
         state = info.state.clone()
         if done(state):
             return
         seat, run = state.current_player(), []
-        while state.current_player() == seat and not done(state):
+        while not state.is_terminal() and state.current_player() == seat and not done(state):
             run.append(state.legal_commands()[0])
             state.apply_command(seat, run[-1])
         games.submit(game_id, info.email_of(seat), "\n".join(run))
@@ -236,7 +236,8 @@ def scene_moderator_pass(engine) -> Scene:
     (email, _), = games.legal(1)[1].items()
     games.submit(1, email, "pass", source="cli", by="moderator", reason="away this week")
     mails = [newest(engine, recipient=email)] + _requests(games)
-    assert "The moderator played for you: pass" in " ".join(mails[0].text_body.split())
+    assert "The moderator played for you (the moderator says: away this week): pass" in " ".join(
+        mails[0].text_body.split())
     return Scene(games, clock, mails=mails)
 
 
@@ -249,7 +250,7 @@ def scene_deadline_pass(engine) -> Scene:
     clock.now += timedelta(hours=25)
     assert Timekeeper(games).check().played == [(1, "pass")]
     mails = [newest(engine, recipient=email)] + _requests(games)
-    assert "Your deadline passed, so this was played for you: pass" in " ".join(mails[0].text_body.split())
+    assert "Your deadline passed, so pbem played for you: pass" in " ".join(mails[0].text_body.split())
     return Scene(games, clock, mails=mails)
 
 
@@ -260,7 +261,7 @@ def scene_late_notice(engine) -> Scene:
     clock.now += timedelta(hours=73)
     assert Timekeeper(games).check().expired == [1]
     late = newest(engine, recipient=ANN)
-    assert late.subject.startswith("[Fifth Avenue #1] late, ")
+    assert late.subject == "[Fifth Avenue #1] Ann, Bob, Cy" and late.text_body.startswith("Late: ")
     return Scene(games, clock, mails=[late])
 
 
@@ -271,7 +272,7 @@ def scene_reminder(engine) -> Scene:
     clock.now += timedelta(hours=55)
     assert Timekeeper(games).check().reminded == [1]
     reminder = newest(engine, recipient=ANN)
-    assert "reminder" in reminder.subject
+    assert reminder.subject == "[Fifth Avenue #1] Ann, Bob, Cy" and reminder.text_body.startswith("Reminder: ")
     return Scene(games, clock, mails=[reminder])
 
 
@@ -318,14 +319,18 @@ def scene_error_reply(engine) -> Scene:
 
 
 def scene_auction(engine) -> Scene:
-    """(7) Fifth Avenue's request to bid, and what the others are told meanwhile."""
+    """(7) Fifth Avenue's request to bid, and the answer to the turn that opened the auctions (its player is
+    told what their commands did, and whom the game waits for)."""
     games, clock = _service(engine)
     games.create_game("fifth-avenue", PLAYERS, seed=41)
     _to_auction(games)
     request = _requests(games)
-    assert request and "bid:" in request[0].subject
+    assert request and request[0].headers["X-Pbem-Decision"] == str(request[0].decision)
+    assert request[0].text_body.startswith("Bid or pass: the auction for ")
     others = [newest(engine, recipient=email) for _, email in PLAYERS if email != request[0].recipient]
-    return Scene(games, clock, mails=request + others[:1])
+    done = [m for m in others if m.text_body.startswith("Done: ") and m.decision is None][:1]
+    assert done, [m.text_body[:80] for m in others]
+    return Scene(games, clock, mails=request + done)
 
 
 def scene_manhattan_start(engine) -> Scene:
@@ -344,6 +349,107 @@ def scene_manhattan_build(engine) -> Scene:
     return Scene(games, clock, mails=_requests(games))
 
 
+def scene_auction_result(engine) -> Scene:
+    """Fifth Avenue: an auction's result, told to a player who bid in it and lost (its first line names the
+    winner), and the winner's request to build."""
+    games, clock = _service(engine)
+    games.create_game("fifth-avenue", PLAYERS, seed=41)
+    _to_auction(games)
+    state = games.get(1).state
+    site, bidder = state.frames[-1]["site"], state.current_player()
+    games.submit(1, games.get(1).email_of(bidder), next(c for c in state.legal_commands() if c.startswith("bid")))
+    _play_until(games, lambda st: not (_in_auction(st) and st.frames[-1]["site"] == site))
+    result = f"{games.get(1).players[bidder].name} won {games.get(1).state.board.name(site)}"
+    lost = [m for _, email in PLAYERS if email != games.get(1).email_of(bidder)
+            for m in [newest(engine, recipient=email)] if m.text_body.startswith(result)]
+    assert lost and lost[0].decision is None
+    return Scene(games, clock, mails=lost[:1] + _requests(games))
+
+
+def scene_talk(engine) -> Scene:
+    """Table talk: Bob's words of several lines ('say' ... 'end', one of them a command) relayed to Ann, who
+    must decide; the moderator's word to Cy; pbem's answer to Bob's mail. (One mail a player: a second real
+    reply of the same player would find the first one's lines in our answer to it, the 'Ignored:' list.)"""
+    from pbem.services.table_talk import TableTalk
+
+    games, clock = _service(engine)
+    games.create_game("fifth-avenue", PLAYERS, seed=41)
+    said = MailCommands(games).handle(mail("say Good luck, all!\nAnn, I would send this:\nplace 34W orange\nend",
+                                           sender=BOB))
+    assert said.outcome == "talk", said.reply_body
+    relayed = newest(engine, recipient=ANN)
+    assert "Bob says: Good luck, all!" in relayed.text_body and "place 34W orange" in relayed.text_body
+    TableTalk(games).tell(1, "Welcome to the game.\nAnn is away next week.", CY)
+    told = newest(engine, recipient=CY)
+    assert "The moderator says to Cy: Welcome to the game." in told.text_body
+    return Scene(games, clock, mails=[relayed, told, newest(engine, recipient=BOB)])
+
+
+def scene_help(engine) -> Scene:
+    """The answer to 'mail all' and 'help': the new setting, then every command with its shape and an example."""
+    games, clock = _service(engine)
+    games.create_game("fifth-avenue", PLAYERS, seed=41)
+    report = MailCommands(games).handle(mail("mail all\nhelp", sender=ANN))
+    assert report.reply_body and "How to play Fifth Avenue #1 by mail" in report.reply_body
+    answer = newest(engine, recipient=ANN)
+    assert "for example: " in answer.text_body and "from now on you get the mails of 'mail all'" in " ".join(
+        answer.text_body.split())
+    return Scene(games, clock, mails=[answer])
+
+
+def scene_public(engine) -> Scene:
+    """Delivery 'all': a player not to act is mailed what another player did (its preview is that)."""
+    games, clock = _service(engine)
+    games.create_game("fifth-avenue", PLAYERS, seed=41)
+    games.set_delivery(1, "all")
+    _play_first(games)
+    info = games.get(1)
+    watcher = next(p.email for p in info.players if p.email != ANN and p.seat != info.state.current_player())
+    public = newest(engine, recipient=watcher)
+    assert public.decision is None and public.text_body.startswith("Ann played: ")
+    return Scene(games, clock, mails=[public] + _requests(games))
+
+
+def scene_daily(engine) -> Scene:
+    """Delivery 'digest': the daily mail of what happened, to a player not to act."""
+    games, clock = _service(engine)
+    games.create_game("fifth-avenue", PLAYERS, seed=41)
+    games.set_delivery(1, "digest")
+    Timekeeper(games).check()  # the players' day starts
+    _play_first(games)
+    clock.now += timedelta(hours=25)
+    daily = Timekeeper(games).check().daily
+    assert daily, "no daily mail"
+    mails = [newest(engine, recipient=email) for _, email in daily]
+    assert all(m.text_body.startswith("Your daily mail: ") for m in mails)
+    return Scene(games, clock, mails=mails[:1] + _requests(games))
+
+
+def scene_long_chronicle(engine) -> Scene:
+    """What happened since the reader's last mail does not fit above the board: the older items go below it
+    (here: Cy's own long words, which Cy is not mailed, and the moves until Cy must decide)."""
+    games, clock = _service(engine)
+    games.create_game("fifth-avenue", PLAYERS, seed=41)
+    for n in range(3):
+        lines = [f"say Thoughts on the city, part {n + 1}"] + [f"Point {k} of part {n + 1}, about the districts."
+                                                              for k in range(8)] + ["end"]
+        assert MailCommands(games).handle(mail("\n".join(lines), sender=CY)).outcome == "talk"
+    _play_until(games, lambda state: state.current_player() == 2)
+    request = _requests(games)
+    assert request and request[0].recipient == CY and "Earlier since your last mail:" in request[0].text_body
+    return Scene(games, clock, mails=request)
+
+
+def scene_game_over(engine) -> Scene:
+    """Manhattan's last mails: the game is over (nobody is to act)."""
+    games, clock = _service(engine)
+    games.create_game("manhattan", PLAYERS, seed=0)
+    _play_until(games, lambda state: state.is_terminal(), turns=200)
+    over = [newest(engine, recipient=email) for _, email in PLAYERS]
+    assert all(m.text_body.startswith("Game over: ") for m in over)
+    return Scene(games, clock, mails=over[:2])
+
+
 SCENES: dict[str, Callable[..., Scene]] = {
     "start": scene_start,
     "moderator-move": scene_moderator_move,
@@ -357,6 +463,13 @@ SCENES: dict[str, Callable[..., Scene]] = {
     "auction": scene_auction,
     "manhattan-start": scene_manhattan_start,
     "manhattan-build": scene_manhattan_build,
+    "auction-result": scene_auction_result,
+    "talk": scene_talk,
+    "help": scene_help,
+    "public": scene_public,
+    "daily": scene_daily,
+    "long-chronicle": scene_long_chronicle,
+    "game-over": scene_game_over,
 }
 
 
@@ -410,8 +523,12 @@ def test_a_pasted_mail_is_never_read_as_commands(db_engine, kind: str) -> None:
         if own == INFO:
             report = processor.handle(build_reply(scene, ours, "as sent", "below a command", "fresh", own))
             assert report.outcome == "info" and game_rows(db_engine) == before, report.reply_body
-    # Every kind has a mail to the player whose turn it is: commands are tested, not only questions.
-    actor = next(m for m in scene.mails if acting(scene, m.recipient))
+    # Every kind but the end of a game has a mail to the player whose turn it is: commands are tested, not only
+    # questions.
+    actor = next((m for m in scene.mails if acting(scene, m.recipient)), None)
+    if actor is None:
+        assert kind == "game-over" and scene.games.get(scene.game_id).over
+        return
     own = command_for(scene, actor.recipient)
     events = game_rows(db_engine)[0]
     seq = scene.games.get(scene.game_id).last_seq
@@ -425,12 +542,16 @@ def test_a_pasted_mail_is_never_read_as_commands(db_engine, kind: str) -> None:
 
 @pytest.mark.parametrize("kind", ["auction", "manhattan-start"])
 def test_a_lone_command_copied_from_our_list_is_the_players(db_engine, kind: str) -> None:
-    """A reply whose only line is a short command that our mail lists ('pass' from the list of an auction's
-    request, 'choose 1 1 1 1' from Manhattan's) is the player's: read and applied, in a reply and in a fresh mail."""
+    """A reply whose only line is a short command that our mail shows ('pass' from the commands an auction's
+    request lists, 'choose 1 1 1 1' from the example Manhattan's gives) is the player's: read and applied, in a
+    reply and in a fresh mail."""
     scene = SCENES[kind](db_engine)
     ours = next(m for m in scene.mails if acting(scene, m.recipient))
     own = "pass" if kind == "auction" else command_for(scene, ours.recipient)
-    assert f"\n  {own}\n" in ours.text_body  # copied from our list of commands
+    if kind == "auction":
+        assert f"\n  {own}\n" in ours.text_body  # copied from our list of commands
+    else:
+        assert normal(own) in normal(ours.text_body)  # copied from our example
     # Alone, and with a line of the player's that is not ours (the paste dropped, something is left of the mail).
     for body, lines in ((own, [(own, "done")]), (f"{own}\n\nCheers", [(own, "done"), ("Cheers", "ignored")])):
         fresh = mail(body, sender=ours.recipient, subject=f"[{scene.title} #{scene.game_id}] my move")
@@ -446,16 +567,18 @@ def test_a_lone_command_copied_from_our_list_is_the_players(db_engine, kind: str
 
 def test_a_turn_sent_again_as_our_confirmation_listed_it_is_applied(db_engine) -> None:
     """Ann's turn (an action, then its cards and its move) came in one mail with 'board': our reply listed it
-    under 'Done:', one command a line. The moderator takes it back and Ann sends the same lines again: a run
-    made only of command lines is the player's, though it is a piece of our mail, long enough to count."""
+    under 'Done:', one command a line, and the mail with the new board said 'Done: <the turn>' on one line.
+    The moderator takes it back and Ann sends the same lines again, or that one line: a run made only of
+    command lines is the player's, though it is a piece of our mail, long enough to count."""
     games, clock = _service(db_engine)
     games.create_game("fifth-avenue", PLAYERS, seed=41)
     _play_until(games, lambda state: not state.legal_commands()[0].startswith("place"))
     info = games.get(1)
     seat, email = info.state.current_player(), info.email_of(info.state.current_player())
     state, turn = info.state.clone(), []
+    action = next(c for c in state.legal_commands() if c.startswith("B "))  # a long one: see LONE_LINE below
     while state.current_player() == seat and not _in_auction(state):
-        turn.append(state.legal_commands()[0])
+        turn.append(state.legal_commands()[0] if turn else action)
         state.apply_command(seat, turn[-1])
     assert email == ANN and len(turn) >= 2, (email, turn)
     asked = _requests(games)[0]
@@ -463,7 +586,9 @@ def test_a_turn_sent_again_as_our_confirmation_listed_it_is_applied(db_engine) -
                                              subject=f"Re: {asked.subject}", in_reply_to=asked.message_id))
     assert first.outcome == "applied"
     confirmation = newest(db_engine, recipient=email)
-    assert confirmation.subject.endswith("your commands") and "Done:" in confirmation.text_body
+    # The answer to 'board' (a reply of its own, after the mail with the new board every applied mail gets).
+    assert confirmation.subject.removeprefix("Re: ") == "[Fifth Avenue #1] Ann, Bob, Cy"
+    assert confirmation.headers["In-Reply-To"] == first.message_id and "Done:" in confirmation.text_body
     listed = normal(" ".join(turn))
     assert listed in normal(confirmation.text_body) and len(listed) >= SHORT_RUN  # a run our mail holds ...
     assert SentText([confirmation.text_body]).pasted(turn) == [True] * len(turn)  # ... kept only as commands
@@ -477,6 +602,16 @@ def test_a_turn_sent_again_as_our_confirmation_listed_it_is_applied(db_engine) -
                                                in_reply_to=confirmation.message_id), dry_run=True)
         assert dry.outcome == "applied", dry.reply_body
         assert [(r.line, r.status) for r in dry.lines] == [(command, "done") for command in turn] + more
+    # The mail with the new board names the turn on one line ('Done: ...'): copied back from there, that line
+    # is the player's turn too.
+    done = next(m for m in reversed(outbox(db_engine, recipient=email)) if m.text_body.startswith("Done: "))
+    line = "; ".join(turn)
+    assert done.text_body.startswith(f"Done: {line}\n") and len(line) >= LONE_LINE
+    assert SentText([done.text_body]).pasted([line]) == [True]  # a line our mail holds, long enough to count
+    dry = MailCommands(games).handle(mail(line, sender=email, subject=f"Re: {done.subject}",
+                                           in_reply_to=done.message_id), dry_run=True)
+    assert dry.outcome == "applied", dry.reply_body
+    assert [(r.line, r.status) for r in dry.lines] == [(command, "done") for command in turn]
     seq = games.get(1).last_seq
     report = MailCommands(games).handle(mail(again, sender=email, subject="[Fifth Avenue #1] my turn again"))
     assert report.outcome == "applied", report.reply_body

@@ -1,0 +1,70 @@
+"""How many game mails a complete game sends, by delivery setting, and how long building them takes.
+
+Plays whole games through the game service on an in-memory SQLite database
+(random commands of each kind, one command a mail, as `pbem demo`'s robots
+send them) and prints, per game and setting: game mails, decisions, mails a
+decision, mails per player, the average mail size and the time a command takes
+with its mails.
+
+Run: python bench/delivery.py [--games N] [--players P]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from sqlmodel import Session, SQLModel, create_engine, select
+
+from pbem.games.rng import Rng
+from pbem.services.games import GameService
+from pbem.services.simulate import choose
+from pbem.store.models import OutboxMail
+
+NAMES = ["Ann", "Bob", "Cy", "Dee"]
+
+
+def play(kind: str, players: int, seed: int, mode: str) -> tuple[int, list[OutboxMail], float]:
+    engine = create_engine("sqlite://")
+    SQLModel.metadata.create_all(engine)
+    service = GameService(engine)
+    game_id = service.create_game(kind, [(n, f"{n.lower()}@example.org") for n in NAMES[:players]], seed=seed)
+    service.set_delivery(game_id, mode)
+    rng = Rng(seed ^ 0x5EED)
+    started = time.perf_counter()
+    submits = 0
+    while not (info := service.get(game_id)).over:
+        state = info.state
+        service.submit(game_id, info.email_of(state.current_player()), str(choose(state.legal_actions(), rng, "by-kind")))
+        submits += 1
+    took = (time.perf_counter() - started) / max(1, submits)
+    with Session(engine) as s:
+        mails = list(s.exec(select(OutboxMail).where(OutboxMail.game_id == game_id)).all())
+    return info.state.moves, mails, took
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=3)
+    parser.add_argument("--players", type=int, default=3)
+    args = parser.parse_args()
+    print(f"{'game':12} {'setting':7} {'mails':>6} {'decisions':>9} {'a decision':>10} {'a player':>8} "
+          f"{'size KB':>7} {'ms a command':>12}")
+    for kind in ("fifth-avenue", "manhattan"):
+        for mode in ("all", "turns", "digest"):
+            rates, sizes, times, counts, moves = [], [], [], [], []
+            for seed in range(1, args.games + 1):
+                decisions, mails, took = play(kind, args.players, seed, mode)
+                rates.append(len(mails) / decisions)
+                sizes += [len(m.text_body) for m in mails]
+                times.append(took * 1000)
+                counts.append(len(mails))
+                moves.append(decisions)
+            print(f"{kind:12} {mode:7} {statistics.mean(counts):6.0f} {statistics.mean(moves):9.0f} "
+                  f"{statistics.mean(rates):10.2f} {statistics.mean(counts) / args.players:8.0f} "
+                  f"{statistics.mean(sizes) / 1024:7.1f} {statistics.mean(times):12.1f}")
+
+
+if __name__ == "__main__":
+    main()
