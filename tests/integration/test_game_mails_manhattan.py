@@ -68,7 +68,7 @@ def test_golden_end_of_a_round(sqlite_engine) -> None:
     by_recipient = {m.recipient: m for m in mails}
     assert sorted(by_recipient) == sorted([info.email_of(seat), info.email_of(info.state.current_player())])
     assert by_recipient[info.email_of(seat)].text_body.startswith("Done: ")  # the answer to their own mail
-    assert "Round 1 scored" in " ".join(by_recipient[info.email_of(seat)].text_body.split())
+    assert "round 1 scored" in " ".join(by_recipient[info.email_of(seat)].text_body.split())
     assert by_recipient[info.email_of(info.state.current_player())].decision == info.state.moves
     for m in mails:  # both tell the scoring, with everybody's points, by name
         flat = " ".join(m.text_body.split())
