@@ -496,7 +496,7 @@ class GameService:
             s.add(game)
             info = self._info(game, seats, state, seq)
             deadlines.open_clock(s, game, info, now)
-            self.post(s, info, lambda info: notices.commands_undone(info, self.new_message_id, now, self.mail_domain))
+            self.post(s, info, lambda info: notices.moderator_change(info, self.new_message_id, now, self.mail_domain))
             uow.commit()
             return target, undone
 

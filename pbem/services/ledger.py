@@ -25,6 +25,7 @@ from ..store.uow import UnitOfWork
 
 RECENT_MAILS = 60  # a game's mails to a player that a reply is compared with for pasted text (about a week's)
 ERROR_SUMMARY = 2000  # characters of an error kept in a mail's record: what went wrong and where
+PLAYER_HEADER = "X-Pbem-Player"  # on a player's word to the moderator: whom the moderator's reply goes back to
 
 
 def error_summary(exc: BaseException) -> str:
@@ -110,8 +111,8 @@ class MailLedger:
             rows = uow.session.exec(select(OutboxMail.game_id, OutboxMail.headers).where(
                 OutboxMail.message_id.in_(message_ids), OutboxMail.recipient == moderator,
                 OutboxMail.game_id.is_not(None))).all()  # type: ignore[union-attr]
-        return next(((game_id, headers["X-Pbem-Player"]) for game_id, headers in rows
-                     if game_id is not None and (headers or {}).get("X-Pbem-Player")), None)
+        return next(((game_id, headers[PLAYER_HEADER]) for game_id, headers in rows
+                     if game_id is not None and (headers or {}).get(PLAYER_HEADER)), None)
 
     def asked_in_reply(self, message_ids: list[str]) -> AskedDecision | None:
         """What the first of these Message-IDs that is a game mail we sent asked for (its ``number`` is None

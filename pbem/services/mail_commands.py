@@ -35,7 +35,7 @@ from .games import (CommandRejected, DecisionMoved, GameInfo, GameNotActive, Gam
 from ..store.models import GameStatus, InboundMail
 from .help_text import mail_help
 from .notices import game_subject, thread_root, with_names
-from .table_talk import MAX_TALK, TableTalk
+from .table_talk import TableTalk
 from .delivery import checked_mode as delivery_mode
 from .refusals import REFUSED
 from ..words import listing, plural
@@ -584,10 +584,7 @@ class MailCommands:
     def _talk_ok(self, report: MailReport, info: GameInfo, talks: list[tuple[str, str]], commands: list[str]) -> bool:
         """Whether every 'say' and 'moderator' text can be relayed; else the mail is refused, saying why."""
         for word, text in talks:
-            why = ("there is nothing after it to relay" if not text.strip() else
-                   f"it is {len(text)} characters long; at most {MAX_TALK} go in one message" if len(text) > MAX_TALK
-                   else "this game has no moderator address configured, so nobody would read it"
-                   if word == "moderator" and not self.moderator else "")
+            why = self.talk.refusal(word, text)
             if why:
                 report.outcome = "rejected"
                 report.lines += [LineReport(x, "not done", "not reached") for x in commands]

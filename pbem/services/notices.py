@@ -48,7 +48,7 @@ TOP_LINES = 26  # lines above the board at most for what happened; the rest goes
 
 __all__ = [
     "FIRST_SCREEN", "absence_announced", "asks", "board_again", "commands_applied", "commands_named",
-    "commands_undone", "daily", "decision_number", "describe", "digest", "game_started", "game_subject",
+    "daily", "decision_number", "describe", "digest", "game_started", "game_subject",
     "late_notice", "mailed_seats", "moderator_change", "named", "plain_mail", "player_label", "reminder",
     "seat_given_away", "sender_name", "subject_tag", "talk", "thread_root", "to_moderator", "told_everybody",
     "undo_words", "with_names",
@@ -348,9 +348,6 @@ def commands_applied(
 def moderator_change(info: GameInfo, msgid: MakeMsgid, now: datetime, domain: str = "pbem.invalid") -> list[OutboxMail]:
     """Everybody hears of the moderator's change, stored as the game's newest event with its words."""
     return Mailer(info, msgid, now, domain).to(_everybody(info, delivery.MODERATOR))
-
-
-commands_undone = moderator_change  # an undo is told like any other change of the moderator's
 
 
 def commands_named(names: dict[int, str], commands: list[tuple[int, str]], limit: int = 12) -> str:

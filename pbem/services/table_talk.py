@@ -12,25 +12,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..store.models import Event, OutboxMail
+from ..store.models import Event
 from ..store.uow import UnitOfWork
 from . import notices
+from .ledger import PLAYER_HEADER
+from .game_info import GameInfo
 from .games import BadRequest, GameNotActive
 
 if TYPE_CHECKING:
     from .games import GameService
 
 MAX_TALK = 4000  # characters of one say, moderator or tell text
-PLAYER_HEADER = "X-Pbem-Player"  # on a player's word to the moderator: whom the moderator's reply goes to
-
-
-def _checked(text: str) -> list[str]:
-    lines = [line.rstrip() for line in text.strip().splitlines()]
-    if not lines or not lines[0].strip():
-        raise BadRequest("there is nothing to say: put the words after the command, e.g. 'say good luck all'")
-    if len(text) > MAX_TALK:
-        raise BadRequest(f"the text is {len(text)} characters long; at most {MAX_TALK} go in one message")
-    return lines
 
 
 class TableTalk:
@@ -38,9 +30,25 @@ class TableTalk:
         self.games = games
         self.moderator = moderator
 
+    def refusal(self, word: str, text: str) -> str:
+        """Why ``text`` cannot be relayed by ``word`` (say, moderator, tell), or "" when it can."""
+        if not text.strip():
+            return "there are no words to relay"
+        if len(text) > MAX_TALK:
+            return f"it is {len(text)} characters long; at most {MAX_TALK} go in one message"
+        if word == "moderator" and not self.moderator:
+            return "this game has no moderator address configured, so nobody would read it"
+        return ""
+
+    def _lines(self, word: str, text: str) -> list[str]:
+        why = self.refusal(word, text)
+        if why:
+            raise BadRequest(why)
+        return [line.rstrip() for line in text.strip().splitlines()]
+
     def say(self, game_id: int, email: str, text: str) -> int:
         """``email`` says ``text`` to every other player of the game. Returns how many were mailed."""
-        lines = _checked(text)
+        lines = self._lines("say", text)
         games = self.games
         with games.changing(game_id) as (uow, game, info):
             if game.status == "aborted":
@@ -48,8 +56,7 @@ class TableTalk:
             seat = games.seat_of(info, email)
             name = info.player(seat).name
             words = f"{name} says: {lines[0]}"
-            self._event(uow, game_id, email, seat, "say", lines, words)
-            info = games.load(uow.session, game)
+            self._event(uow, info, email, seat, "say", lines, words)
             now = games.clock()
             mails = games.post(uow.session, info, lambda info: notices.talk(
                 info, seat, [p.seat for p in info.players], words, games.new_message_id, now, games.mail_domain))
@@ -58,14 +65,13 @@ class TableTalk:
 
     def tell(self, game_id: int, text: str, email: str | None = None) -> int:
         """The moderator says ``text`` to one player (``email``) or to all. Returns how many were mailed."""
-        lines = _checked(text)
+        lines = self._lines("tell", text)
         games = self.games
         with games.changing(game_id) as (uow, game, info):
             seats = [games.seat_of(info, email)] if email else [p.seat for p in info.players]
             to = f" to {info.player(seats[0]).name}" if email else ""
             words = f"The moderator says{to}: {lines[0]}"
-            self._event(uow, game_id, "moderator", None, "tell", lines, words, to=seats if email else None)
-            info = games.load(uow.session, game)
+            self._event(uow, info, "moderator", None, "tell", lines, words, to=seats if email else None)
             now = games.clock()
             mails = games.post(uow.session, info, lambda info: notices.talk(
                 info, None, seats, words, games.new_message_id, now, games.mail_domain))
@@ -74,15 +80,12 @@ class TableTalk:
 
     def to_moderator(self, game_id: int, email: str, text: str) -> str:
         """``email`` writes ``text`` to the moderator; returns the moderator's address."""
-        lines = _checked(text)
-        if not self.moderator:
-            raise BadRequest("this game has no moderator address configured, so nobody would read it; ask the "
-                             "person who runs the game")
+        lines = self._lines("moderator", text)
         games = self.games
         with games.changing(game_id) as (uow, game, info):
             seat = games.seat_of(info, email)
             name = info.player(seat).name
-            self._event(uow, game_id, email, seat, "to_moderator", lines, f"You wrote to the moderator: {lines[0]}",
+            self._event(uow, info, email, seat, "to_moderator", lines, f"You wrote to the moderator: {lines[0]}",
                         to=[seat])
             now = games.clock()
             body = [f"{name} <{email}> writes about {info.title} #{info.id} (seat {seat + 1}):", "",
@@ -95,19 +98,14 @@ class TableTalk:
             uow.commit()
             return self.moderator
 
-    def _event(self, uow: UnitOfWork, game_id: int, actor: str, seat: int | None, kind: str, lines: list[str],
+    def _event(self, uow: UnitOfWork, info: GameInfo, actor: str, seat: int | None, kind: str, lines: list[str],
                words: str, to: list[int] | None = None) -> None:
-        s = uow.session
+        """The words as the game's newest event; ``info`` (loaded under the game's lock) moves on to it."""
         data = {"words": words, "lines": lines[1:], **({"readers": to} if to is not None else {})}
-        s.add(Event(game_id=game_id, seq=self.games.last_seq(s, game_id) + 1, actor=actor, seat=seat, kind=kind,
-                    text="\n".join(lines), source="mail" if actor != "moderator" else "cli", data=data,
-                    created_at=self.games.clock()))
+        info.last_seq += 1
+        uow.session.add(Event(game_id=info.id, seq=info.last_seq, actor=actor, seat=seat, kind=kind,
+                              text="\n".join(lines), source="mail" if actor != "moderator" else "cli", data=data,
+                              created_at=self.games.clock()))
 
 
-def relayed_player(mail: OutboxMail | None) -> str | None:
-    """The player a mail to the moderator spoke for, if it was a player's word (the moderator's reply to it goes
-    back to them)."""
-    return (mail.headers or {}).get(PLAYER_HEADER) if mail is not None else None
-
-
-__all__ = ["MAX_TALK", "PLAYER_HEADER", "TableTalk", "relayed_player"]
+__all__ = ["MAX_TALK", "TableTalk"]
