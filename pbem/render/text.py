@@ -15,13 +15,12 @@ import re
 import textwrap
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import jinja2
 
-import pbem
 from pbem.games.fifth_avenue.board import BLACK, CENTRAL_PARK, CITY_HALL, VALUES, Board, load_board
+from pbem.resources import shipped_folder
 
 WIDTH = 72  # the widest line of any rendering
 MAP_WIDTH = 71  # the map is centred in this many columns
@@ -31,7 +30,7 @@ NAME = 10  # the longest name shown for a player on the map and in tables
 
 BUSINESS_ABBREVIATIONS = {"boutique": "Bou", "jeweler": "Jew", "gallery": "Gal", "perfume": "Per"}
 
-TEMPLATE_DIR = Path(pbem.__file__).resolve().parent.parent / "templates"
+TEMPLATE_DIR = shipped_folder("templates")
 
 
 # =========================================================================== entry point

@@ -11,18 +11,18 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from alembic import command
-from alembic.config import Config as AlembicConfig
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from alembic.util import CommandError as AlembicCommandError
-from sqlalchemy import Engine, create_engine, event
+from typing import TYPE_CHECKING
+
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import make_url
 
-import pbem
+from pbem.resources import shipped_folder
 
-MIGRATIONS = Path(pbem.__file__).resolve().parent.parent / "migrations"
+if TYPE_CHECKING:
+    from alembic.config import Config as AlembicConfig
+
+MIGRATIONS = shipped_folder("migrations")
 
 
 class SchemaError(Exception):
@@ -170,8 +170,11 @@ def _sqlite_transactions(engine: Engine) -> None:
 
 
 def alembic_config(engine: Engine) -> AlembicConfig:
+    from alembic.config import Config as AlembicConfig
+
     if not (MIGRATIONS / "env.py").exists():
-        raise SchemaError(f"the migrations folder is missing ({MIGRATIONS}); reinstall pbem from its source tree")
+        raise SchemaError(f"the migrations folder is missing ({MIGRATIONS}); this pbem is installed incompletely: "
+                          "reinstall it (pip install pbem's wheel or its source tree)")
     config = AlembicConfig()
     config.set_main_option("script_location", str(MIGRATIONS))
     config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False).replace("%", "%%"))
@@ -179,20 +182,48 @@ def alembic_config(engine: Engine) -> AlembicConfig:
 
 
 def head_revision(engine: Engine) -> str:
+    from alembic.script import ScriptDirectory
+
     return ScriptDirectory.from_config(alembic_config(engine)).get_current_head() or ""
 
 
 def current_revision(engine: Engine) -> str | None:
+    from alembic.runtime.migration import MigrationContext
+
     with engine.connect() as connection:
         return MigrationContext.configure(connection).get_current_revision()
 
 
 def known_revision(engine: Engine, revision: str) -> bool:
     """Whether this pbem's migrations know ``revision`` (a newer pbem may have written the database)."""
+    from alembic.script import ScriptDirectory
+    from alembic.util import CommandError as AlembicCommandError
+
     try:
         return ScriptDirectory.from_config(alembic_config(engine)).get_revision(revision) is not None
     except AlembicCommandError:
         return False
+
+
+def shipped_revisions() -> list[str]:
+    """The revisions of this pbem's migrations, oldest first, read from their file names alone.
+
+    Our migrations are one line, each file named after its revision (``0007_delivery.py`` is revision
+    ``0007``, whose parent is ``0006``; tests/integration/test_migrations.py holds them to it), so the newest
+    is known without loading Alembic, which takes longer than most commands."""
+    return sorted(path.name.partition("_")[0] for path in (MIGRATIONS / "versions").glob("[0-9][0-9][0-9][0-9]_*.py"))
+
+
+def stored_revision(engine: Engine) -> str | None:
+    """The revision the database is at: one query of Alembic's table (None for a database never upgraded)."""
+    with engine.connect() as connection:
+        try:
+            return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
+        except (sa_exc.OperationalError, sa_exc.ProgrammingError):
+            connection.rollback()
+            if engine.dialect.has_table(connection, "alembic_version"):
+                raise  # the table is there: the failure is the database's, not a missing schema
+            return None
 
 
 def _newer_than_us(current: str, head: str) -> SchemaError:
@@ -205,6 +236,9 @@ def upgrade(engine: Engine) -> tuple[str | None, str]:
     before, head = current_revision(engine), head_revision(engine)
     if before is not None and not known_revision(engine, before):
         raise _newer_than_us(before, head)
+    from alembic import command
+    from alembic.util import CommandError as AlembicCommandError
+
     config = alembic_config(engine)
     try:
         with engine.begin() as connection:
@@ -216,8 +250,14 @@ def upgrade(engine: Engine) -> tuple[str | None, str]:
 
 
 def require_current_schema(engine: Engine) -> None:
-    current, head = current_revision(engine), head_revision(engine)
-    if current is not None and current != head and not known_revision(engine, current):
+    """SchemaError unless the database is at the newest of this pbem's migrations. Every command that uses the
+    database asks, so it costs one query and a look at a folder (``shipped_revisions``), not Alembic."""
+    revisions = shipped_revisions()
+    current, head = stored_revision(engine), (revisions[-1] if revisions else "")
+    if not head:
+        raise SchemaError(f"the migrations folder {MIGRATIONS} holds no migrations; this pbem is installed "
+                          "incompletely: reinstall it")
+    if current is not None and current != head and current not in revisions:
         raise _newer_than_us(current, head)
     if current != head:
         where = f"at revision {current}" if current else "not initialised"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
@@ -37,3 +39,33 @@ def test_a_database_from_a_newer_pbem_says_so_and_is_left_alone(tmp_path) -> Non
         with pytest.raises(SchemaError, match="revision 9999, which this pbem does not know .*upgrade pbem"):
             call(engine)
     assert current_revision(engine) == "9999"
+
+
+def test_the_migration_files_name_their_revisions_in_one_line(tmp_path) -> None:
+    """The quick schema check every command makes (``require_current_schema``) reads the newest revision from the
+    file names: each file is named after its revision, its parent is the file before it, and the last is
+    Alembic's head."""
+    from alembic.script import ScriptDirectory
+
+    from pbem.store.db import alembic_config, shipped_revisions
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'names.sqlite3'}")
+    script = ScriptDirectory.from_config(alembic_config(engine))
+    revisions = shipped_revisions()
+    assert revisions == sorted(r.revision for r in script.walk_revisions())
+    for parent, child in zip([None] + revisions, revisions):
+        assert script.get_revision(child).down_revision == parent
+        assert len(list((Path(script.dir) / "versions").glob(f"{child}_*.py"))) == 1, child
+    assert revisions[-1] == head_revision(engine)
+
+
+def test_the_quick_check_reads_the_revision_alembic_wrote(tmp_path) -> None:
+    from pbem.store.db import stored_revision
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'quick.sqlite3'}")
+    assert stored_revision(engine) is None
+    with pytest.raises(SchemaError, match="not initialised"):
+        require_current_schema(engine)
+    upgrade(engine)
+    assert stored_revision(engine) == current_revision(engine) == head_revision(engine)
+    require_current_schema(engine)

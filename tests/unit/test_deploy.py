@@ -1,10 +1,14 @@
-"""deploy/: the example settings are what pbem reads, and the systemd units are valid."""
+"""deploy/: the example settings are what pbem reads, the systemd units are valid, the image installs pbem's wheel;
+and pyproject.toml builds a wheel that holds all of pbem."""
 
 from __future__ import annotations
 
+import fnmatch
 import os
+import re
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -63,3 +67,94 @@ def test_the_systemd_units_are_valid(tmp_path: Path) -> None:
                              timeout=60)
     problems = [line for line in (checked.stdout + checked.stderr).splitlines() if line.strip()]
     assert checked.returncode == 0 and not problems, problems
+
+
+# --------------------------------------------------------------------------- the image and the package
+
+
+ROOT = DEPLOY.parent
+HEALTHCHECK = 'HEALTHCHECK --interval=1m --timeout=30s --start-period=2m --retries=3 CMD ["pbem", "status"]'
+
+
+def dockerfile_stages() -> list[list[str]]:
+    """deploy/Dockerfile's instructions (continued lines joined, comments left out), one list per stage."""
+    instructions: list[str] = []
+    pending = ""
+    for line in (DEPLOY / "Dockerfile").read_text().splitlines():
+        if line.lstrip().startswith("#") or not line.strip():
+            continue
+        pending += " " + line.strip().removesuffix("\\").strip()
+        if not line.rstrip().endswith("\\"):
+            instructions.append(pending.strip())
+            pending = ""
+    stages: list[list[str]] = []
+    for instruction in instructions:
+        if instruction.startswith("FROM "):
+            stages.append([])
+        stages[-1].append(instruction)
+    return stages
+
+
+def test_the_image_installs_the_wheel_of_a_build_stage_and_holds_no_source_tree() -> None:
+    build, image = dockerfile_stages()
+    assert build[0] == "FROM python:3.11-slim AS build" and image[0] == "FROM python:3.11-slim"
+    assert any(step.startswith("RUN ") and "pip wheel --no-deps" in step for step in build), build
+    # Only files of the build stage reach the image (the wheel, and the dependencies' list): no source tree.
+    copies = [step for step in image if step.startswith(("COPY ", "ADD "))]
+    assert copies and all(step.startswith("COPY --from=build ") for step in copies), copies
+    assert not any("/src" in step for step in copies), copies
+    installs = [step for step in image if step.startswith("RUN ") and "pip install" in step and ".whl" in step]
+    assert len(installs) == 1 and "from=build" in installs[0], image
+    text = (DEPLOY / "Dockerfile").read_text()
+    assert not re.search(r"pip install[^\n]* (-e|--editable)\b", text) and "editable" not in text
+    assert HEALTHCHECK in image and "USER 10001:10001" in image, image
+    assert image[-2:] == ['ENTRYPOINT ["pbem"]', 'CMD ["worker"]'], image
+
+
+def test_the_build_context_holds_what_the_build_stage_copies_and_nothing_else() -> None:
+    ignore = [line.strip() for line in (DEPLOY / "Dockerfile.dockerignore").read_text().splitlines()
+              if line.strip() and not line.startswith("#")]
+    assert ignore[0] == "*", ignore  # everything out, then only what the build needs back in
+    wanted = {line[1:].rstrip("/") for line in ignore if line.startswith("!")}
+    build, _ = dockerfile_stages()
+    copied = {source.rstrip("/") for step in build if step.startswith("COPY ")
+              for source in step.split()[1:-1] if not source.startswith("--")}
+    assert copied == wanted, (copied, wanted)
+    for name in wanted:
+        assert (ROOT / name).exists(), name
+
+
+def test_no_deploy_file_installs_pbem_editable() -> None:
+    for path in sorted(DEPLOY.rglob("*")):
+        if path.is_file() and "secrets" not in path.parts:
+            text = path.read_text()
+            assert not re.search(r"pip install[^\n]* (-e|--editable)\b", text), path
+            assert "editable" not in text.lower(), path
+
+
+def test_pyproject_lists_every_package_and_ships_every_file_of_the_shipped_folders() -> None:
+    """pyproject.toml names pbem's packages one by one (``packages.find`` cannot see the mapped templates/ and
+    migrations/): a package or folder missing from the list would be missing from the wheel."""
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    mapped = {"pbem": "pbem", "pbem.templates": "templates", "pbem.migrations": "migrations"}
+    assert setuptools["package-dir"] == mapped
+    expected = set()
+    for package, folder in mapped.items():
+        if package != "pbem":
+            assert (ROOT / folder / "__init__.py").is_file(), f"{folder}/__init__.py: importlib.resources needs it"
+        for directory in [ROOT / folder, *sorted((ROOT / folder).rglob("*"))]:
+            if directory.is_dir() and directory.name != "__pycache__":
+                expected.add(".".join([package, *directory.relative_to(ROOT / folder).parts]))
+    assert sorted(setuptools["packages"]) == sorted(expected), "pyproject.toml's packages: " + ", ".join(
+        sorted(set(setuptools["packages"]) ^ expected))
+    globs = setuptools["package-data"]["*"]
+    for folder in mapped.values():
+        for path in (ROOT / folder).rglob("*"):
+            if path.is_file() and path.suffix not in (".py", ".pyc"):
+                assert any(fnmatch.fnmatch(path.name, glob) for glob in globs), f"{path} is not in package-data"
+
+
+def test_the_version_is_written_once() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "version" not in project["project"] and project["project"]["dynamic"] == ["version"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "pbem.__version__"}

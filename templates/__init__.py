@@ -1,0 +1,1 @@
+"""pbem's Jinja2 templates; installed as the package ``pbem.templates`` (see pbem/resources.py)."""
