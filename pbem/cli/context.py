@@ -1,27 +1,30 @@
 """What every command needs: the configuration, the database, the service.
 
-Built lazily, so `pbem --help` and `pbem sim` never touch a database.
+Built lazily, so `pbem --help` and `pbem sim` never touch a database. Imported by every command module, so it
+imports nothing heavy at its top: the database layer and the services are loaded by the command that needs them
+(a command that only reads loads no mail code; `pbem --version` loads none of this).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from sqlalchemy import Engine
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
 
 from ..config import Config, ConfigError, default_config_file, load_config
-from ..services.games import GameService
-from ..services.send_now import SentNow, send_game_mail
-from ..store.db import (DatabaseFileError, SchemaError, check_sqlite_file, is_damage, make_engine,
-                        require_current_schema, sqlite_file)
 from ..words import plural
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+    from sqlalchemy.exc import DBAPIError
+
+    from ..services.game_reader import GameReader
+    from ..services.games import GameService
+    from ..services.send_now import SentNow
 
 out = Console()
 err = Console(stderr=True)
@@ -46,6 +49,9 @@ def fail(message: str) -> NoReturn:
 
 def shown_url(url: str) -> str:
     """A database URL as it may be printed: without its password."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
     try:
         return make_url(url).render_as_string(hide_password=True)
     except ArgumentError:
@@ -86,6 +92,12 @@ class AppContext:
     def engine(self, *, check_schema: bool = True, create: bool = False, missing_ok: bool = False) -> Engine:
         """The database. A SQLite file must exist and be a database; ``create`` (pbem db upgrade) lets a new file
         be made (and the folder of the default location), ``missing_ok`` only looks (pbem db status)."""
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
+
+        from ..store.db import (DatabaseFileError, SchemaError, check_sqlite_file, make_engine,
+                                require_current_schema, sqlite_file)
+
         if self._engine is None:
             url = self.config.database_url
             try:
@@ -118,6 +130,11 @@ class AppContext:
 
     def database_failure(self, exc: DBAPIError) -> str:
         """One line for a database that failed under a command: damaged, unreachable, or refusing."""
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import OperationalError
+
+        from ..store.db import is_damage, sqlite_file
+
         url = self.config.database_url
         path = sqlite_file(url) if make_url(url).get_backend_name() == "sqlite" else None
         if is_damage(exc):
@@ -127,12 +144,22 @@ class AppContext:
         return f"the database {self.where} failed: {first_line(exc)}; nothing was changed"
 
     def service(self) -> GameService:
+        from ..services.games import GameService
+
         return GameService(self.engine(), mail_domain=self.config.mail_domain)
+
+    def reader(self) -> GameReader:
+        """The games, for a command that only reads them: without the service's mail side, so it starts sooner."""
+        from ..services.game_reader import GameReader
+
+        return GameReader(self.engine(), mail_domain=self.config.mail_domain)
 
     def send_now(self, game_id: int) -> SentNow:
         """After a command changed game ``game_id`` (committed): its queued mail, sent now (services.send_now)
         when the mail servers are configured. What could not go out stays queued for the worker, and one line
         on stderr says so; the command still succeeds."""
+        from ..services.send_now import send_game_mail
+
         result = send_game_mail(self.engine(check_schema=False), self.config.mail, game_id)
         if result.problem:
             err.print(f"mail queued; the worker will send it ({' '.join(result.problem.split())})",

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import typer
-from sqlalchemy import Engine
-from sqlalchemy.exc import DBAPIError
 
-from ..store.db import SchemaError, current_revision, head_revision, known_revision, sqlite_damage, sqlite_file, upgrade
 from .context import AppContext, app_context, fail, out
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 app = typer.Typer(help="The database: create it or bring it to the current schema.", no_args_is_help=True)
 
@@ -24,6 +25,10 @@ def db_upgrade(ctx: typer.Context) -> None:
 
         pbem --db postgresql://127.0.0.1/pbem db upgrade
     """
+    from sqlalchemy.exc import DBAPIError
+
+    from ..store.db import SchemaError, upgrade
+
     context = app_context(ctx)
     engine = context.engine(check_schema=False, create=True)
     _refuse_damage(context, engine)
@@ -47,6 +52,10 @@ def db_status(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", 
 
         pbem db status --json
     """
+    from sqlalchemy.exc import DBAPIError
+
+    from ..store.db import current_revision, head_revision, known_revision, sqlite_file
+
     context = app_context(ctx)
     engine = context.engine(check_schema=False, missing_ok=True)
     path = sqlite_file(context.config.database_url)
@@ -83,6 +92,10 @@ def db_status(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", 
 
 def _refuse_damage(context: AppContext, engine: Engine) -> None:
     """Stop with one line if SQLite finds the database file damaged (it reads every page)."""
+    from sqlalchemy.exc import DBAPIError
+
+    from ..store.db import sqlite_damage, sqlite_file
+
     try:
         damage = sqlite_damage(engine)
     except DBAPIError as exc:

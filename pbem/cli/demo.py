@@ -5,24 +5,28 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
-from imapclient.exceptions import IMAPClientError
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
-from ..demo import GAME, GAME_ADDRESS, Demo, DemoError, DemoSeat
 from ..games import names
-from ..demo.mailserver import MailServerError
-from ..demo.players import RobotError
-from ..services.games import MAX_SEED, BadRequest, checked_address
-from ..store.db import upgrade
+from ..limits import MAX_SEED
 from ..words import plural
-from .context import app_context, fail, out
+from .context import app_context, fail, out, shown_url
 
-MAIL_ERRORS = (IMAPClientError, OSError, RobotError, MailServerError)
+if TYPE_CHECKING:
+    from ..demo import Demo, DemoSeat
+
+DEMO_GAME = "fifth-avenue"  # the game the demo plays unless told another
+
+
+def _mail_errors() -> tuple[type[BaseException], ...]:
+    from imapclient.exceptions import IMAPClientError
+
+    from ..demo.mailserver import MailServerError
+    from ..demo.players import RobotError
+
+    return (IMAPClientError, OSError, RobotError, MailServerError)
 
 
 def _say(line: str = "") -> None:
@@ -31,14 +35,6 @@ def _say(line: str = "") -> None:
 
 def _turns(count: int) -> str:
     return plural(count, "turn")
-
-
-def _shown_url(url: str) -> str:
-    """The database URL as it may be printed: without its password."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return url
 
 
 def _mail_count(runner: Demo) -> str:
@@ -51,6 +47,8 @@ def _mail_count(runner: Demo) -> str:
 
 
 def _mail_client_help(demo: Demo, seat: DemoSeat) -> None:
+    from ..demo import GAME_ADDRESS
+
     assert demo.mail is not None
     mail = demo.mail
     _say(f"You play seat {seat.seat + 1} as {seat.name} <{seat.address}>. Point any mail client at the local servers:")
@@ -66,7 +64,7 @@ def _mail_client_help(demo: Demo, seat: DemoSeat) -> None:
 
 def demo(
     ctx: typer.Context,
-    game: str = typer.Option(GAME, "--game", "-g", help=f"The game: {', '.join(names())}."),
+    game: str = typer.Option(DEMO_GAME, "--game", "-g", help=f"The game: {', '.join(names())}."),
     players: int = typer.Option(3, "--players", "-p", help="Number of players, 2 to 4."),
     seed: int = typer.Option(1, "--seed", "-s", min=0, max=MAX_SEED, help="Seed of the game and of the robots' choices: the same seed plays the same game."),
     human: Optional[str] = typer.Option(None, "--human", help="Take the first seat yourself with this address and any mail client.", show_default=False),
@@ -92,6 +90,13 @@ def demo(
 
         pbem demo --game manhattan --players 4
     """
+    from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+
+    from ..demo import Demo, DemoError
+    from ..services.errors import BadRequest
+    from ..services.input_checks import checked_address
+    from ..store.db import upgrade
+
     context = app_context(ctx)
     if human is not None:
         try:
@@ -109,7 +114,7 @@ def demo(
         runner = Demo(engine, game=game, players=players, seed=seed, human=human)
     except DemoError as exc:
         fail(exc.message)
-    pbem = f"pbem --db {_shown_url(context.db)}" if context.db else "pbem"
+    pbem = f"pbem --db {shown_url(context.db)}" if context.db else "pbem"
 
     stop = threading.Event()
     interrupted: list[str] = []
@@ -129,7 +134,7 @@ def demo(
             interrupted.append("SIGINT")
         except DemoError as exc:
             fail(exc.message)
-        except MAIL_ERRORS as exc:
+        except _mail_errors() as exc:
             where = f" (game {runner.game_id} stays in the archive)" if runner.game_id else ""
             fail(f"the demo's mail failed: {exc}{where}")
         except SQLAlchemyError as exc:
@@ -146,6 +151,8 @@ def demo(
 
 
 def _play(runner: Demo, pbem: str, stop: threading.Event, max_turns: int | None, started: float) -> None:
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     assert runner.mail is not None and runner.info is not None
     names = [s.name for s in runner.seats]
     robots = [s.name for s in runner.seats if not s.human]

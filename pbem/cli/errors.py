@@ -12,7 +12,6 @@ import sys
 from typing import Any, Sequence
 
 import typer
-from sqlalchemy.exc import DBAPIError
 from typer.core import TyperGroup
 
 from .context import AppContext, say_error
@@ -46,7 +45,12 @@ class PbemGroup(TyperGroup):
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
-        except DBAPIError as exc:  # the database failed under a command that did not expect it
+        except Exception as exc:
+            # The database failed under a command that did not expect it. Only a command that loaded the database
+            # layer can see that, so SQLAlchemy is looked up, not imported: a command that needs none starts sooner.
+            database = sys.modules.get("sqlalchemy.exc")
+            if database is None or not isinstance(exc, database.DBAPIError):
+                raise
             context = ctx.obj if isinstance(ctx.obj, AppContext) else AppContext()
             say_error(context.database_failure(exc))
             raise typer.Exit(1) from exc

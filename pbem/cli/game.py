@@ -12,16 +12,11 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from .. import render
 from ..games import names
-from ..services.timing import Timing
-from ..services.game_transfer import read_export
-from ..services.games import MAX_SEED, CommandRejected, GameInfo, ServiceError
-from ..timespans import TimingError, format_duration
-from ..services.notices import undo_words, with_names
-from ..services.table_talk import TableTalk
-from ..services.transcript import export_text
-from ..store.models import GameStatus
+from ..limits import MAX_SEED
+from ..services.errors import CommandRejected, ServiceError
+from ..services.game_info import GameInfo
+from ..store.statuses import GameStatus
 from ..words import plural
 from .context import app_context, fail, out
 
@@ -90,6 +85,9 @@ def game_new(
 
         pbem game new manhattan -p Ann=ann@example.org -p Bob=bob@example.org -p Cy=cy@example.org
     """
+    from ..services.timing import Timing
+    from ..timespans import TimingError
+
     players = []
     for item in player:
         name, sep, email = item.partition("=")
@@ -125,7 +123,9 @@ def game_list(
 
         pbem game list --status active
     """
-    service = app_context(ctx).service()
+    from ..timespans import format_duration
+
+    service = app_context(ctx).reader()
     games = service.list_games(status)
     now = service.clock()
     if as_json:
@@ -168,7 +168,9 @@ def game_show(
 
         pbem game show 3 --as ann@example.org --json
     """
-    info, view = app_context(ctx).service().view(game, as_email)
+    from .. import render
+
+    info, view = app_context(ctx).reader().view(game, as_email)
     if as_json:
         state = view if as_email else json.loads(info.state.to_json())
         doc = {"game": info.id, "kind": info.kind, "status": info.status, "state": state,
@@ -200,7 +202,7 @@ def game_legal(
 
         pbem game legal 3 --json
     """
-    info, legal = app_context(ctx).service().legal(game)
+    info, legal = app_context(ctx).reader().legal(game)
     if as_json:
         _echo_json({"game": info.id, "over": info.over, "to_act": legal})
         return
@@ -229,6 +231,8 @@ def game_play(
 
         pbem game play 3 --as ann@example.org "A; cards orange green; move white 34W" --reason "Ann asked by phone"
     """
+    from ..services.notices import with_names
+
     context = app_context(ctx)
     service = context.service()
     try:
@@ -258,7 +262,7 @@ def game_history(
 
         pbem game history 3
     """
-    entries = app_context(ctx).service().history(game)
+    entries = app_context(ctx).reader().history(game)
     if as_json:
         _echo_json([{"seq": e.seq, "time": e.time.isoformat(), "actor": e.actor, "seat": e.seat, "kind": e.kind,
                      "text": e.text, "source": e.source, "data": e.data} for e in entries])
@@ -292,6 +296,8 @@ def game_undo(
 
         pbem game undo 3 --to 12
     """
+    from ..services.notices import undo_words
+
     context = app_context(ctx)
     service = context.service()
     target, undone = service.undo(game, to=to, steps=steps, reason=reason)
@@ -367,6 +373,8 @@ def game_set(
 
         pbem game set 3 mail=all --player ann@example.org
     """
+    from ..services.timing import Timing
+
     pairs = {}
     for item in settings:
         key, sep, value = item.partition("=")
@@ -404,6 +412,8 @@ def game_tell(
 
         pbem game tell 3 --player ann@example.org "Yes: black cards go with any color."
     """
+    from ..services.table_talk import TableTalk
+
     context = app_context(ctx)
     count = TableTalk(context.service()).tell(game, text, player)
     sent = context.send_now(game).sent
@@ -449,6 +459,8 @@ def game_export(
 
         pbem game export 3 --format text
     """
+    from ..services.transcript import export_text
+
     if fmt not in ("json", "text"):
         fail(f"unknown format '{fmt}'; use json or text")
     doc = app_context(ctx).service().export(game)
@@ -475,6 +487,8 @@ def game_import(
 
         pbem game import game3.json
     """
+    from ..services.game_transfer import read_export
+
     doc = read_export(file)  # read and parsed with caps before the database is opened
     game_id = app_context(ctx).service().import_game(doc)
     typer.echo(game_id)

@@ -2,7 +2,7 @@
 
 Typer 0.2x labels every option in the help with its Python type: `<bool>` beside a flag such as `--json` or
 `--help` (which takes no value at all), `<list[str]>` beside a repeatable option, `<str>` and `<int>`
-elsewhere. Applied once on import (``pbem.cli.app`` imports this module), this puts back what Click has
+elsewhere. Applied once on import (``pbem.cli.root`` imports this module), this puts back what Click has
 always shown: nothing for a flag, and the kind of value otherwise (TEXT, INTEGER, PATH, INTEGER RANGE, a
 choice as [a|b]), or the metavar a parameter names itself. With a Typer that has no such labels, it changes
 nothing.

@@ -8,7 +8,6 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from ..services.screening import explain
 from ..words import plural
 from .context import app_context, fail, out
 
@@ -36,6 +35,8 @@ def mail_explain(
 
         pbem mail explain reply.eml --json
     """
+    from ..services.screening import explain
+
     try:
         if not file.is_file():  # a folder, or a device that never ends (/dev/zero)
             fail(f"{file} is not a mail file" if file.exists() else f"cannot read {file}: No such file or directory")

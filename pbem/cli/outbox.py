@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ..services.games import MAX_GAME_ID
-from ..services.outbox import STATUSES, OutboxEntry, OutboxService
+from ..limits import MAX_GAME_ID
+from ..store.statuses import OutboxStatus
 from .context import app_context, fail, out
 from .game import service_errors
+
+if TYPE_CHECKING:
+    from ..services.outbox import OutboxEntry
 
 app = typer.Typer(help="The outbox: every mail queued and sent.", no_args_is_help=True)
 
@@ -48,7 +51,7 @@ def _summary(e: OutboxEntry) -> dict[str, Any]:
 def outbox_list(
     ctx: typer.Context,
     game: Optional[int] = typer.Option(None, "--game", help="Only the mails of this game."),
-    status: Optional[str] = typer.Option(None, "--status", help=f"Only mails with this status: {', '.join(STATUSES)}."),
+    status: Optional[str] = typer.Option(None, "--status", help=f"Only mails with this status: {', '.join(OutboxStatus.ALL)}."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the newest N mails (still listed oldest first)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON (without the bodies; see `pbem outbox show`)."),
 ) -> None:
@@ -60,6 +63,8 @@ def outbox_list(
 
         pbem outbox list --limit 20 --json
     """
+    from ..services.outbox import OutboxService
+
     _existing(game, "game")
     if limit is not None:
         limit = min(limit, MAX_GAME_ID)  # more than there can be mails: all of them
@@ -97,6 +102,8 @@ def outbox_show(
 
         pbem outbox show 12 --json
     """
+    from ..services.outbox import OutboxService
+
     _existing(mail, "mail")
     e = OutboxService(app_context(ctx).engine()).show(mail)
     if as_json:
@@ -136,6 +143,8 @@ def outbox_retry(
 
         pbem outbox retry 12 13
     """
+    from ..services.outbox import OutboxService
+
     for mail in mails or []:
         _existing(mail, "mail")
     retried = OutboxService(app_context(ctx).engine()).retry(mails or None)

@@ -5,15 +5,15 @@ from __future__ import annotations
 import signal
 import threading
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 import typer
-from imapclient.exceptions import IMAPClientError
 
-from ..config import MailConfig
-from ..services.worker import MailWorker
-from ..store.db import is_transient
 from ..words import plural
 from .context import app_context, fail, out
+
+if TYPE_CHECKING:
+    from ..config import MailConfig
 
 config_app = typer.Typer(help="The configuration: see whether it works.", no_args_is_help=True)
 
@@ -41,6 +41,11 @@ def worker(
 
         pbem worker
     """
+    from imapclient.exceptions import IMAPClientError
+
+    from ..services.worker import MailWorker
+    from ..store.db import is_transient
+
     context = app_context(ctx)
     mail = _mail_config(ctx)
     engine = context.engine()
@@ -80,6 +85,8 @@ def config_check(ctx: typer.Context) -> None:
 
         pbem config check
     """
+    from imapclient.exceptions import IMAPClientError
+
     import asyncio
 
     import aiosmtplib

@@ -25,7 +25,8 @@ from sqlmodel import select
 
 from ..config import MailConfig, ServerConfig
 from ..games import get_game
-from ..services.games import GameInfo, GameService, HistoryEntry
+from ..services.games import GameService
+from ..services.game_info import GameInfo, HistoryEntry
 from ..services.worker import MailWorker, PassReport
 from ..store.models import GameStatus, OutboxMail, OutboxStatus
 from ..store.uow import UnitOfWork
@@ -33,7 +34,6 @@ from ..words import plural
 from .mailserver import DemoMailServer, new_password
 from .players import Robot
 
-GAME = "fifth-avenue"  # the game the demo plays unless told another
 DOMAIN = "demo.test"
 GAME_ADDRESS = f"game@{DOMAIN}"
 ROBOT_NAMES = ("Ann", "Bob", "Cy", "Dora")
@@ -150,7 +150,7 @@ class TurnLog:
 
 
 class Demo:
-    def __init__(self, engine: Engine, *, game: str = GAME, players: int = 3, seed: int = 1,
+    def __init__(self, engine: Engine, *, game: str = "fifth-avenue", players: int = 3, seed: int = 1,
                  human: str | None = None) -> None:
         try:
             module = get_game(game)

@@ -16,7 +16,8 @@ from sqlmodel import Session, select
 from ..store.models import Absence, Event, Game, GameStatus, Seat
 from ..store.uow import UnitOfWork
 from . import deadlines, notices
-from .games import BadRequest, checked_address
+from .errors import BadRequest
+from .input_checks import checked_address
 from .timing import TimingError
 
 if TYPE_CHECKING:

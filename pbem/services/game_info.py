@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..store.models import GameStatus
+from ..store.statuses import GameStatus
 from .timing import Timing
 
 

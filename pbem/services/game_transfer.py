@@ -33,8 +33,10 @@ from ..store.models import Event, Game, GameStatus, Seat, Snapshot, limit_of
 from ..store.uow import UnitOfWork
 from . import deadlines, delivery
 from .chronicle import public_events
-from .games import (MAX_SEED, MIN_SEED, BadRequest, ImportFailed, _effective_commands, bounded_timing,
-                    checked_address, checked_name)
+from ..limits import MAX_SEED, MIN_SEED
+from .games import _effective_commands, bounded_timing
+from .errors import BadRequest, ImportFailed
+from .input_checks import checked_address, checked_name
 from .timing import Timing, TimingError
 
 if TYPE_CHECKING:

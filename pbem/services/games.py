@@ -5,17 +5,16 @@ timekeeper call. It does:
 
 - creating a game (``create_game``): seats, seed, the first snapshot and the
   mails that start it;
-- reading (``list_games``, ``get``, ``view``, ``legal``, ``history``,
-  ``games_of``): what a game is, what one player may see, who must act;
+- reading, as the ``GameReader`` it is (services.game_reader);
 - playing (``submit``): a player's command lines, all or nothing;
 - the moderator's fixes (``undo``, ``replace_player``, ``set_status``,
   ``set_timing``, ``resend``), each recorded as an event with its reason and
   mailed to the players;
 - the archive (``export``, ``import_game``, in ``game_transfer``).
 
-It also checks what people type in (``checked_address``, ``checked_name``),
-and raises the typed errors (``ServiceError`` and its kinds) every caller
-turns into one sentence. A player's absences are in ``services.absences``
+It checks what people type in (services.input_checks) and raises the typed
+errors of services.errors (``ServiceError`` and its kinds), which every
+caller turns into one sentence. A player's absences are in ``services.absences``
 (``GameService.absences``), the deadlines in ``services.deadlines`` and
 ``services.timekeeper``.
 
@@ -28,89 +27,35 @@ together, or nothing is written at all and a typed error comes back.
 from __future__ import annotations
 
 import functools
-import re
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-from sqlalchemy import Engine, func
+from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from ..games import get_game
+from ..limits import MAX_DEADLINE, MAX_GAME_ID, MAX_SEED
 from ..games.errors import CommandError
-from ..mail.message import MAX_ADDRESS, is_address
-from ..store.models import NAME, DecisionClock, Event, Game, GameStatus, InboundMail, OutboxMail, Seat, Snapshot, utcnow
+from ..store.models import Event, Game, GameStatus, InboundMail, OutboxMail, Seat, Snapshot, utcnow
 from ..store.uow import UnitOfWork
 from ..timespans import format_duration
 from ..words import plural
 from . import deadlines, notices
 from .chronicle import private_lines, public_events
 from .delivery import checked_mode as delivery_mode
+from .errors import BadRequest, CommandRejected, DecisionMoved, GameNotActive, GameNotFound, ImportFailed, PlayerNotInGame
+from .game_reader import GameReader
 from .help_text import first_mail_help
-from .game_info import GameInfo, HistoryEntry, PlayerInfo, Submission
+from .game_info import GameInfo, PlayerInfo, Submission
+from .input_checks import checked_address, checked_name, named_address, seat_with
 from .ledger import AskedDecision
 from .timing import Timing, TimingError
 
 if TYPE_CHECKING:
     from .absences import Absences
 
-MAX_GAME_ID = 2**31 - 1  # the largest number an INTEGER column holds on every database; no game has a larger one
-MIN_SEED, MAX_SEED = -(2**63), 2**63 - 1  # what the games' BIGINT seed column holds; a new game's seed is >= 0
-MAX_DEADLINE = 365 * 86400  # seconds: the longest deadline for a decision or a bid
 SNAPSHOT_EVERY = 10  # commands between snapshots: a load replays fewer than this
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
-# --------------------------------------------------------------------------- errors
-
-
-class ServiceError(Exception):
-    """A request the service refuses; ``message`` is one clear sentence."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-class GameNotFound(ServiceError):
-    pass
-
-
-class PlayerNotInGame(ServiceError):
-    pass
-
-
-class GameNotActive(ServiceError):
-    pass
-
-
-class BadRequest(ServiceError):
-    pass
-
-
-class DecisionMoved(ServiceError):
-    """The game no longer waits for the decision a change was meant for; ``now`` says, in words, what it
-    waits for instead (with the decision's number ``number``)."""
-
-    def __init__(self, message: str, *, now: str = "", number: int | None = None) -> None:
-        super().__init__(message)
-        self.now = now
-        self.number = number
-
-
-class ImportFailed(ServiceError):
-    pass
-
-
-class CommandRejected(ServiceError):
-    """One line of a submission was refused; nothing of the submission was applied."""
-
-    def __init__(self, line_number: int, line: str, error: CommandError) -> None:
-        self.line_number = line_number
-        self.line = line
-        self.error = error
-        self.legal = error.legal
-        super().__init__(f"line {line_number} '{line}': {error.message}")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -118,35 +63,6 @@ class CommandRejected(ServiceError):
 
 def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _shown(value: str) -> str:
-    return repr(value if len(value) <= 60 else value[:57] + "...")
-
-
-def checked_address(value: str) -> str:
-    """``value`` as pbem keeps a player's address: a plain ASCII address (``pbem.mail.message.is_address``, the
-    rule the mail side reads a sender with), lower case, surrounding spaces dropped. BadRequest for anything
-    else: a line break or a control character anywhere, a space inside, non-ASCII, no @, longer than 254."""
-    candidate = value.strip(" ") if isinstance(value, str) else ""
-    if candidate and is_address(candidate):
-        return candidate.lower()
-    odd = next((c for c in candidate if not c.isascii()), "")
-    why = ("is empty" if not candidate else
-           "holds a line break or a control character" if _CONTROL.search(candidate) else
-           f"holds the non-ASCII character {odd!r} (U+{ord(odd):04X})" if odd else
-           "holds a space" if " " in candidate else
-           f"is longer than {MAX_ADDRESS} characters" if len(candidate) > MAX_ADDRESS else
-           "has no @" if "@" not in candidate else "is not of the form name@example.org")
-    raise BadRequest(f"{_shown(str(value))} is not an email address pbem can mail: it {why}")
-
-
-def checked_name(value: str) -> str:
-    """``value`` as pbem keeps a player's name: stripped, not empty, one line, at most NAME characters."""
-    name = value.strip() if isinstance(value, str) else ""
-    if not name or _CONTROL.search(name) or len(name) > NAME:
-        raise BadRequest(f"a player's name must be 1 to {NAME} characters on one line, not {_shown(str(value))}")
-    return name
 
 
 def bounded_timing(timing: Timing) -> Timing:
@@ -182,10 +98,6 @@ def _reason(reason: str) -> dict[str, str]:
     return {"reason": reason} if reason else {}
 
 
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-
-
 def split_lines(text: str) -> list[str]:
     """Command lines of a submission: one per line, or several separated by ';'."""
     lines = []
@@ -213,26 +125,10 @@ def _effective_commands(events: Iterable[Event | dict[str, Any]]) -> dict[int, l
     return after
 
 
-def _seat_with(seats: Iterable[Any], address: str) -> int | None:
-    """The seat (of Seats or PlayerInfos) that ``address`` names, compared as stored (lower case); None when it is
-    nobody's, and for text with a line break or a control character. Non-ASCII is never lower-cased: the Kelvin
-    sign would become a 'k' and name somebody else's seat."""
-    if _CONTROL.search(address):
-        return None
-    key = address.strip()
-    key = key.lower() if key.isascii() else key
-    return next((x.seat for x in seats if x.email == key), None)
-
-
-def _named(address: str) -> str:
-    """An address somebody gave, for a message: as written, or quoted when it holds control characters."""
-    return repr(address) if _CONTROL.search(address) else address
-
-
 # --------------------------------------------------------------------------- the service
 
 
-class GameService:
+class GameService(GameReader):
     def __init__(
         self,
         engine: Engine,
@@ -241,9 +137,7 @@ class GameService:
         mail_domain: str = "pbem.invalid",
         snapshot_every: int = SNAPSHOT_EVERY,
     ) -> None:
-        self.engine = engine
-        self.clock = clock
-        self.mail_domain = mail_domain
+        super().__init__(engine, clock=clock, mail_domain=mail_domain)
         self.snapshot_every = snapshot_every
 
     # ------------------------------------------------------------------ creating
@@ -305,60 +199,6 @@ class GameService:
             return game.id
 
     # ------------------------------------------------------------------ reading
-
-    def list_games(self, status: str | None = None) -> list[GameInfo]:
-        if status is not None and status not in GameStatus.ALL:
-            raise BadRequest(f"unknown status '{status}'; use one of {', '.join(GameStatus.ALL)}")
-        with UnitOfWork(self.engine) as uow:
-            query = select(Game).order_by(Game.id)
-            if status:
-                query = query.where(Game.status == status)
-            due = {clock.game_id: deadlines.aware(clock.due_at) for clock in uow.session.exec(
-                select(DecisionClock).where(DecisionClock.closed_at.is_(None))).all()}
-            games = [self._load(uow.session, game) for game in uow.session.exec(query).all()]
-        for info in games:
-            info.due_at = due.get(info.id)
-        return games
-
-    def get(self, game_id: int) -> GameInfo:
-        with UnitOfWork(self.engine) as uow:
-            return self._load(uow.session, self._game(uow.session, game_id))
-
-    def view(self, game_id: int, as_email: str | None = None) -> tuple[GameInfo, dict[str, Any]]:
-        """The game and what ``as_email`` may see of it (everything, for the moderator)."""
-        info = self.get(game_id)
-        if as_email is None:
-            return info, info.state.view(None)
-        seat = self.seat_of(info, as_email)
-        return info, info.state.view(seat)
-
-    def legal(self, game_id: int) -> tuple[GameInfo, dict[str, list[str]]]:
-        info = self.get(game_id)
-        if info.over or info.status in (GameStatus.ABORTED, GameStatus.FINISHED):
-            return info, {}
-        return info, {info.email_of(info.state.current_player()): info.state.legal_commands()}
-
-    def history(self, game_id: int) -> list[HistoryEntry]:
-        with UnitOfWork(self.engine) as uow:
-            self._game(uow.session, game_id)
-            events = uow.session.exec(select(Event).where(Event.game_id == game_id).order_by(Event.seq)).all()
-            return [
-                HistoryEntry(e.seq, _aware(e.created_at), e.actor, e.kind, e.text, e.source, e.seat, dict(e.data))
-                for e in events
-            ]
-
-    def games_of(self, email: str) -> list[tuple[int, str, str]]:
-        """(game, title, status) of every game ``email`` plays in (none for what is not an address)."""
-        try:
-            wanted = checked_address(email)
-        except BadRequest:
-            return []
-        with UnitOfWork(self.engine) as uow:
-            rows = uow.session.exec(
-                select(Game.id, Game.kind, Game.status).join(Seat, Seat.game_id == Game.id)
-                .where(Seat.email == wanted).order_by(Game.id)
-            ).all()
-            return [(game_id, get_game(kind).TITLE, status) for game_id, kind, status in rows]
 
     # ------------------------------------------------------------------ playing
 
@@ -508,9 +348,9 @@ class GameService:
             s = uow.session
             game = self._locked(uow, game_id)
             seats = self._seats(s, game_id)
-            found = _seat_with(seats, old_email)
+            found = seat_with(seats, old_email)
             if found is None:
-                raise PlayerNotInGame(f"{_named(old_email)} does not play in game {game_id}; players: "
+                raise PlayerNotInGame(f"{named_address(old_email)} does not play in game {game_id}; players: "
                                       + ", ".join(x.email for x in seats))
             seat = next(x for x in seats if x.seat == found)
             if any(x.email == new_email for x in seats):
@@ -675,10 +515,6 @@ class GameService:
         """The game's row, locked until ``uow`` ends (several games: lock them in the order of their numbers)."""
         return self._locked(uow, game_id)
 
-    def load(self, s: Session, game: Game) -> GameInfo:
-        """The game as it stands: its latest snapshot and the commands after it."""
-        return self._load(s, game)
-
     @contextmanager
     def changing(self, game_id: int) -> Iterator[tuple[UnitOfWork, Game, GameInfo]]:
         """One game locked and loaded in a unit of work, for a service that changes it its own way (the
@@ -710,12 +546,6 @@ class GameService:
 
         return make_msgid(domain=self.mail_domain)
 
-    def _game(self, s: Session, game_id: int) -> Game:
-        game = s.get(Game, game_id) if 0 < game_id <= MAX_GAME_ID else None
-        if game is None:
-            raise GameNotFound(f"there is no game {game_id}")
-        return game
-
     def _locked(self, uow: UnitOfWork, game_id: int) -> Game:
         game = uow.lock_game(game_id) if 0 < game_id <= MAX_GAME_ID else None
         if game is None:
@@ -728,52 +558,6 @@ class GameService:
             raise GameNotActive(f"game {game.id} is paused; the moderator must resume it first")
         if game.status != GameStatus.ACTIVE:
             raise GameNotActive(f"game {game.id} is {game.status}; no more commands are accepted")
-
-    @staticmethod
-    def _seats(s: Session, game_id: int) -> list[Seat]:
-        return list(s.exec(select(Seat).where(Seat.game_id == game_id).order_by(Seat.seat)).all())
-
-    @staticmethod
-    def last_seq(s: Session, game_id: int) -> int:
-        return s.exec(select(func.max(Event.seq)).where(Event.game_id == game_id)).one() or 0
-
-    def seat_of(self, info: GameInfo, email: str) -> int:
-        seat = _seat_with(info.players, email)
-        if seat is not None:
-            return seat
-        raise PlayerNotInGame(f"{_named(email)} does not play in game {info.id}; players: "
-                              + ", ".join(p.email for p in info.players))
-
-    def _info(self, game: Game, seats: list[Seat], state: Any, last_seq: int) -> GameInfo:
-        module = get_game(game.kind)
-        return GameInfo(
-            id=game.id, kind=game.kind, title=module.TITLE, variant=game.variant, seed=game.seed, status=game.status,
-            settings=dict(game.settings),
-            players=[PlayerInfo(x.seat, x.name, x.email, x.secret, x.delivery or game.delivery, x.told_seq)
-                     for x in seats],
-            created_at=_aware(game.created_at), updated_at=_aware(game.updated_at), state=state, last_seq=last_seq,
-            timing=Timing.from_dict(game.timing), delivery=game.delivery,
-        )
-
-    def _load(self, s: Session, game: Game) -> GameInfo:
-        """Latest snapshot plus the commands after it: the same cost early and late in a game."""
-        module = get_game(game.kind)
-        snapshot = s.exec(
-            select(Snapshot).where(Snapshot.game_id == game.id).order_by(Snapshot.seq.desc()).limit(1)
-        ).first()
-        if snapshot is None:
-            raise ServiceError(f"game {game.id} has no stored state; export and re-import it")
-        state = module.State.from_json(snapshot.state)
-        later = s.exec(
-            select(Event).where(Event.game_id == game.id, Event.seq > snapshot.seq).order_by(Event.seq)
-        ).all()
-        for event in later:
-            if event.kind == "command":
-                state.apply_command(event.seat, event.data["command"])
-        last_seq = later[-1].seq if later else snapshot.seq
-        info = self._info(game, self._seats(s, game.id), state, last_seq)
-        info.replayed = sum(1 for event in later if event.kind == "command")
-        return info
 
     @staticmethod
     def _replay(kind: str, seed: int, settings: dict[str, Any], players: int, commands: list[tuple[int, int, str]]) -> Any:

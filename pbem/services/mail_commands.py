@@ -30,8 +30,9 @@ from ..mail.text import TALK_WORDS, MailText, extract_text, read_message, same_l
 from ..games.errors import CommandError
 from ..games.legal import compact
 from .ledger import AskedDecision, MailLedger
-from .games import (CommandRejected, DecisionMoved, GameInfo, GameNotActive, GameNotFound, GameService,
-                    PlayerNotInGame, ServiceError)
+from .games import GameService
+from .errors import CommandRejected, DecisionMoved, GameNotActive, GameNotFound, PlayerNotInGame, ServiceError
+from .game_info import GameInfo
 from ..store.models import GameStatus, InboundMail
 from .help_text import mail_help
 from .notices import game_subject, thread_root, with_names

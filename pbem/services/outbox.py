@@ -16,9 +16,9 @@ from sqlmodel import select
 
 from ..store.models import Game, OutboxMail, OutboxStatus
 from ..store.uow import UnitOfWork
-from .games import BadRequest, GameNotFound, ServiceError
+from .errors import BadRequest, GameNotFound, ServiceError
 
-STATUSES = (OutboxStatus.QUEUED, OutboxStatus.SENDING, OutboxStatus.SENT, OutboxStatus.FAILED)
+STATUSES = OutboxStatus.ALL
 
 
 class MailNotFound(ServiceError):

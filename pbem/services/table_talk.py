@@ -17,7 +17,7 @@ from ..store.uow import UnitOfWork
 from . import notices
 from .ledger import PLAYER_HEADER
 from .game_info import GameInfo
-from .games import BadRequest, GameNotActive
+from .errors import BadRequest, GameNotActive
 
 if TYPE_CHECKING:
     from .games import GameService

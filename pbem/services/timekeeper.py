@@ -41,7 +41,9 @@ from ..words import plural
 from .deadlines import (CHECK_MARK, DIGEST_EVERY, LATE_NOTICE_EVERY, aware, get_mark, open_clock, open_clocks,
                         set_mark)
 from .ledger import MailLedger
-from .games import CommandRejected, DecisionMoved, GameInfo, GameNotActive, GameService
+from .games import GameService
+from .errors import CommandRejected, DecisionMoved, GameNotActive
+from .game_info import GameInfo
 
 OUTAGE_GAP = timedelta(hours=1)
 

@@ -22,7 +22,7 @@ import typer.testing
 from typer.testing import CliRunner
 
 from pbem.cli import app
-from pbem.cli import context as cli_context
+from pbem.store import db as store_db
 from pbem.services.games import GameService
 from pbem.store.db import make_engine
 
@@ -414,7 +414,7 @@ def _engines_closed() -> Iterator[None]:
         return ENGINES[-1]
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(cli_context, "make_engine", tracked)
+        patch.setattr(store_db, "make_engine", tracked)  # the CLI looks it up there when a command runs
         if hasattr(typer.testing, "_get_command"):  # the app made into a Click command once, not for every case
             patch.setattr(typer.testing, "_get_command", functools.cache(typer.testing._get_command))
         yield

@@ -29,7 +29,7 @@ from sqlalchemy.orm import Session
 from typer.testing import CliRunner
 
 from pbem.adapters.outbox_sender import send_pending
-from pbem.cli.app import app
+from pbem.cli import app
 from pbem.config import ServerConfig
 from pbem.services.games import GameService
 from pbem.store.db import make_engine

@@ -11,7 +11,8 @@ import pytest
 from sqlmodel import Session, select
 
 from pbem.services.absences import Absences
-from pbem.services.games import BadRequest, GameService
+from pbem.services.games import GameService
+from pbem.services.errors import BadRequest
 from pbem.services.transcript import export_text
 from pbem.store.models import Absence, OutboxMail
 

@@ -60,7 +60,7 @@ def test_a_claim_is_a_lease_that_expires(db_engine) -> None:
 
 
 def test_failed_mails_can_be_queued_again(db_engine, smtp_server, mailboxes) -> None:
-    from pbem.services.games import BadRequest
+    from pbem.services.errors import BadRequest
     from pbem.services.outbox import MailNotFound, OutboxService
 
     GameService(db_engine).create_game("fifth-avenue", PLAYERS, seed=4)

@@ -7,7 +7,9 @@ from datetime import datetime, timezone
 import pytest
 from sqlmodel import Session, select
 
-from pbem.services.games import BadRequest, GameNotFound, GameService, ServiceError
+from pbem.services.games import GameService
+
+from pbem.services.errors import BadRequest, GameNotFound, ServiceError
 from pbem.services.ledger import MailLedger
 from pbem.services.outbox import MailNotFound, OutboxEntry, OutboxService
 from pbem.store.models import OutboxMail, OutboxStatus
