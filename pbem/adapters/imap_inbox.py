@@ -10,6 +10,7 @@ from __future__ import annotations
 import ssl
 import time
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from types import TracebackType
 from typing import Callable
 
@@ -80,6 +81,17 @@ class Inbox:
         data = self.imap.fetch([uid], ["BODY.PEEK[]"])
         body = (data.get(uid) or {}).get(b"BODY[]")
         return bytes(body) if body is not None else None
+
+    def arrived(self, uid: int) -> datetime | None:
+        """When mail ``uid`` of the selected mailbox arrived (its INTERNALDATE, in UTC); None when it is gone."""
+        data = self.imap.fetch([uid], ["INTERNALDATE"])
+        moment = (data.get(uid) or {}).get(b"INTERNALDATE")
+        return moment.astimezone(timezone.utc) if isinstance(moment, datetime) else None  # naive = local time
+
+    def backlog(self) -> tuple[int, datetime | None]:
+        """The mails in the selected mailbox now, and when the oldest of them (the lowest UID) arrived."""
+        uids = self.imap.search(["ALL"])
+        return len(uids), self.arrived(min(uids)) if uids else None
 
     def headers(self, uid: int, names: tuple[str, ...] = ("MESSAGE-ID",)) -> bytes:
         """Only these header fields of a mail, as sent (b"" when it has none of them)."""

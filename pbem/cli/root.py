@@ -15,6 +15,7 @@ from . import game as game_commands
 from . import mail as mail_commands
 from . import outbox as outbox_commands
 from . import sim as sim_commands
+from . import status as status_commands
 from . import worker as worker_commands
 from .context import AppContext, out
 from .errors import PbemGroup
@@ -34,6 +35,7 @@ app.add_typer(outbox_commands.app, name="outbox")
 app.add_typer(worker_commands.config_app, name="config")
 app.command("worker")(worker_commands.worker)
 app.command("demo")(demo_commands.demo)
+app.command("status")(status_commands.status)
 app.command("sim")(sim_commands.sim)
 
 

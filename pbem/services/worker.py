@@ -36,6 +36,7 @@ from ..store.models import InboundMail, OutboxMail, utcnow
 from . import notices
 from .claims import Instance, MailClaims
 from .games import GameService
+from .heartbeat import FOREVER, ONCE, ONCE_EVERY, Heartbeat
 from .ledger import MailLedger, error_summary
 from .mail_commands import MailCommands
 from .outbox import OutboxService
@@ -74,6 +75,7 @@ class MailWorker:
         self.commands = MailCommands(self.games, ledger=self.ledger, moderator=mail.moderator)
         self.instance = Instance.start()
         self.claims = MailClaims(engine, self.instance, clock=clock)
+        self.heartbeat = Heartbeat(engine, self.instance, clock=clock, log=log)  # what `pbem status` reads
         self.relay = OutboxRelay(engine, mail, clock=clock, log=log, interval=mail.poll_interval,
                                  failed=self._tell_moderator_of_failures, owner=str(self.instance))
         self.refusals = RefusalDigest(self.ledger, moderator=mail.moderator)
@@ -83,11 +85,16 @@ class MailWorker:
     def run_once(self) -> PassReport:
         """One pass, every step in this thread: each mail is answered before the next is read."""
         report = PassReport()
+        self.heartbeat.start(ONCE, max(self.mail.poll_interval, ONCE_EVERY))  # a timer runs it again
         try:
             with Inbox(self.mail.imap) as inbox:
                 self.read_inbox(inbox, report)
             self.keep_time()
             merge(report.sent, self.relay.send_now())
+            self.heartbeat.beat(stopped=True)
+        except Exception as exc:  # pbem status tells why, until a pass of the timer works again
+            self.heartbeat.beat(stopped=True, trouble=f"the pass failed ({type(exc).__name__}: {exc})")
+            raise
         finally:
             self.relay.close()
         return report
@@ -97,12 +104,14 @@ class MailWorker:
         with backoff when the server or the connection fails. The current mail is always finished.
 
         The outbox relay's thread sends meanwhile: what a mail caused goes out while the next one is read."""
+        self.heartbeat.start(FOREVER, min(self.mail.poll_interval, renew))
         self.relay.start()
         try:
             self._serve(stop, renew)
         finally:
             self.relay.stop()
             self._log_sent(self.relay.take_report())
+            self.heartbeat.beat(stopped=True)
 
     def _serve(self, stop: Callable[[], bool], renew: float) -> None:
         delay = 1.0
@@ -117,15 +126,18 @@ class MailWorker:
                         if self.keep_time():
                             self.relay.wake()
                         self._log_sent(self.relay.take_report())
+                        self.heartbeat.beat()
                         if report.processed:
                             continue  # mail that came during the pass was announced then, not to the IDLE to come
                         inbox.wait(min(self.mail.poll_interval, renew), stop)
+                        self.heartbeat.beat()
             except Exception as exc:
                 if not isinstance(exc, RECONNECT_ERRORS) and not is_transient(exc):
                     raise  # a failure of the service itself: let the supervisor see it
                 what = "the database failed" if isinstance(exc, DatabaseUnavailable) or is_transient(exc) \
                     else "mail server connection lost"
                 self.log(f"{what} ({type(exc).__name__}: {exc}); reconnecting in {delay:.0f} s")
+                self.heartbeat.beat(trouble=f"{what} ({type(exc).__name__}: {exc})")
                 end = time.monotonic() + delay
                 while time.monotonic() < end and not stop():
                     time.sleep(0.2)
@@ -163,6 +175,7 @@ class MailWorker:
         for folder in (self.mail.processed_folder, self.mail.rejected_folder):
             inbox.ensure_folder(folder)
         box = inbox.open(self.mail.mailbox)
+        self.heartbeat.pass_started(len(box.uids), inbox.arrived(box.uids[0]) if box.uids else None)
         dead = self.claims.free_the_dead()
         if dead:
             self.log(f"freed the mails and the outbox of {plural(len(dead), 'stopped worker')}: {', '.join(dead)}")
@@ -187,6 +200,8 @@ class MailWorker:
                     pass
                 raise
             self.claims.release(box.name, box.uidvalidity, mine)
+            self.heartbeat.beat(busy=True)  # a long pass: a beat an interval
+        self.heartbeat.pass_ended(*inbox.backlog())
 
     def _read_one(self, inbox: Inbox, box: MailboxState, uid: int, last: int, committed: dict[str, list[int]],
                   report: PassReport) -> None:

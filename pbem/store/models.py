@@ -12,8 +12,10 @@ from typing import Any, Optional
 
 from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, MetaData, String, Text, UniqueConstraint, event
 from sqlmodel import Field, SQLModel
+from sqlmodel.main import SQLModelConfig
 
 from ..mail.message import MAX_ADDRESS
+from .statuses import GameStatus, OutboxStatus  # noqa: F401 - the status columns' words, named with their tables
 
 # Named constraints let Alembic's batch mode (SQLite) alter them later.
 SQLModel.metadata.naming_convention = {
@@ -24,6 +26,9 @@ SQLModel.metadata.naming_convention = {
     "pk": "pk_%(table_name)s",
 }
 metadata: MetaData = SQLModel.metadata
+# Rows are made by the database layer, never validated from input: pydantic builds a model's validator only if
+# one is ever asked for, instead of for every table on every start (a third of what loading this module costs).
+DEFERRED = SQLModelConfig(defer_build=True)
 
 
 def utcnow() -> datetime:
@@ -55,15 +60,8 @@ def _string(length: int, **kw: Any) -> Any:
     return Field(sa_type=String(length), **kw)
 
 
-class GameStatus:
-    ACTIVE = "active"
-    PAUSED = "paused"
-    FINISHED = "finished"
-    ABORTED = "aborted"
-    ALL = (ACTIVE, PAUSED, FINISHED, ABORTED)
-
-
 class Game(SQLModel, table=True):
+    model_config = DEFERRED
     __tablename__ = "games"
 
     id: Optional[int] = Field(default=None, primary_key=True)
@@ -81,6 +79,7 @@ class Game(SQLModel, table=True):
 
 
 class Seat(SQLModel, table=True):
+    model_config = DEFERRED
     __tablename__ = "seats"
     __table_args__ = (UniqueConstraint("game_id", "seat"),)
 
@@ -99,6 +98,7 @@ class Seat(SQLModel, table=True):
 
 
 class Event(SQLModel, table=True):
+    model_config = DEFERRED
     __tablename__ = "events"
     __table_args__ = (UniqueConstraint("game_id", "seq"),)
 
@@ -115,6 +115,7 @@ class Event(SQLModel, table=True):
 
 
 class Snapshot(SQLModel, table=True):
+    model_config = DEFERRED
     __tablename__ = "snapshots"
     __table_args__ = (UniqueConstraint("game_id", "seq"),)
 
@@ -126,6 +127,7 @@ class Snapshot(SQLModel, table=True):
 
 
 class InboundMail(SQLModel, table=True):
+    model_config = DEFERRED
     __tablename__ = "inbound_mails"
 
     id: Optional[int] = Field(default=None, primary_key=True)
@@ -146,6 +148,7 @@ class InboundMail(SQLModel, table=True):
 class MailClaim(SQLModel, table=True):
     """A mail of the mailbox one worker is working on: taken before the work, dropped once the mail is filed.
     Several workers may read one mailbox; each mail is worked on and moved by the one that claimed it."""
+    model_config = DEFERRED
 
     __tablename__ = "mail_claims"
 
@@ -156,14 +159,8 @@ class MailClaim(SQLModel, table=True):
     until: datetime = _when(nullable=False)  # the claim's lease: after it another worker may take the mail
 
 
-class OutboxStatus:
-    QUEUED = "queued"
-    SENDING = "sending"
-    SENT = "sent"
-    FAILED = "failed"
-
-
 class OutboxMail(SQLModel, table=True):
+    model_config = DEFERRED
     __tablename__ = "outbox"
     __table_args__ = (Index("ix_outbox_decision", "game_id", "decision"),)
 
@@ -192,6 +189,7 @@ class OutboxMail(SQLModel, table=True):
 class DecisionClock(SQLModel, table=True):
     """The deadline of one decision: opened when the decision becomes due, closed when it is made (or the
     game is paused, undone, ended). A game has at most one open clock."""
+    model_config = DEFERRED
 
     __tablename__ = "decision_clocks"
 
@@ -212,6 +210,7 @@ class DecisionClock(SQLModel, table=True):
 
 class Absence(SQLModel, table=True):
     """A player's announced time away (``away DATE to DATE``): deadlines that fall in it move past it."""
+    model_config = DEFERRED
 
     __tablename__ = "absences"
 
@@ -225,11 +224,39 @@ class Absence(SQLModel, table=True):
 class Mark(SQLModel, table=True):
     """When something last happened that must not happen too often or must be noticed when it stops:
     ``deadline-check`` (the worker's last look at the deadlines), ``digest:<email>`` (a player's last digest)."""
+    model_config = DEFERRED
 
     __tablename__ = "marks"
 
     name: str = _string(ADDRESS + 20, primary_key=True)
     at: datetime = _when(nullable=False)
+
+
+class WorkerHeartbeat(SQLModel, table=True):
+    """One worker's sign of life (services.heartbeat), written after each pass and each IDLE wait of a
+    long-running worker and once by each pass of ``pbem worker --once``; with what it last saw in the mailbox.
+    ``pbem status`` reads it (services.status). Rows of workers silent for a day are removed."""
+    model_config = DEFERRED
+
+    __tablename__ = "worker_heartbeats"
+
+    token: str = _string(WORD, primary_key=True)  # the worker's own token (services.claims.Instance)
+    host: str = _string(NAME)
+    pid: int = Field(sa_column=Column(BigInteger, nullable=False))
+    mode: str = _string(WORD)  # "worker" (long-running) or "once" (pbem worker --once, run by a timer)
+    beat_interval: float  # seconds it means to leave at most between two beats
+    started_at: datetime = _when(nullable=False)
+    beat_at: datetime = _when(nullable=False)
+    stopped_at: Optional[datetime] = _when(nullable=True)  # it stopped (or, --once, its pass ended)
+    trouble: str = _text(300, default="", nullable=False)  # what failed last (a lost connection); "" when working
+    # The mailbox as the worker last saw it: when its last pass opened it, the mails in it then and the arrival
+    # (INTERNALDATE) of the oldest; what was left when the pass ended (NULL while the pass runs).
+    mailbox_read_at: Optional[datetime] = _when(nullable=True)
+    mail_found: Optional[int] = None
+    mail_found_oldest: Optional[datetime] = _when(nullable=True)
+    pass_ended_at: Optional[datetime] = _when(nullable=True)
+    mail_left: Optional[int] = None
+    mail_left_oldest: Optional[datetime] = _when(nullable=True)
 
 
 # --------------------------------------------------------------------------- limits, enforced
@@ -271,6 +298,6 @@ def fit_row(_mapper: Any, _connection: Any, row: Any) -> None:
             setattr(row, column.key, kept)
 
 
-for _table in (Game, Seat, Event, Snapshot, InboundMail, OutboxMail, DecisionClock, Absence, Mark):
+for _table in (Game, Seat, Event, Snapshot, InboundMail, OutboxMail, DecisionClock, Absence, Mark, WorkerHeartbeat):
     event.listen(_table, "before_insert", fit_row)
     event.listen(_table, "before_update", fit_row)

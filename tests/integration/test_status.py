@@ -1,0 +1,348 @@
+"""Issue 16, point 2: `pbem status`, whether the worker is alive and keeping up, from the database alone.
+
+Each reason to be unhealthy is set up on its own (a heartbeat missing, stale, stopped or of a dead process; a
+failed or long-queued outbox mail; a mailbox backlog; a deadline the worker has not dealt with; a schema that is
+behind or newer) and must make `pbem status` exit with 1 and say why in one line; the healthy case exits with 0.
+On SQLite and PostgreSQL; the mailbox figures come from a real pass of the worker against Dovecot.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+from datetime import datetime, timedelta, timezone
+from email.message import EmailMessage
+from typing import Iterator
+
+import pytest
+import sqlalchemy as sa
+from sqlmodel import Session, select
+from typer.testing import CliRunner
+
+from pbem.adapters.imap_inbox import Inbox
+from pbem.cli import app
+from pbem.config import MailConfig, ServerConfig
+from pbem.services.claims import Instance
+from pbem.services.games import GameService
+from pbem.services.heartbeat import FOREVER, ONCE, Heartbeat
+from pbem.services.status import StatusService
+from pbem.services.worker import MailWorker
+from pbem.store.db import alembic_config, head_revision, make_engine, shipped_revisions
+from pbem.store.models import DecisionClock, MailClaim, OutboxMail, OutboxStatus, WorkerHeartbeat, utcnow
+
+NOW = datetime(2026, 11, 25, 12, 0, tzinfo=timezone.utc)
+GAME = "game@example.test"
+
+
+@pytest.fixture
+def engine(database_url: str) -> Iterator[sa.Engine]:
+    """The database, without heartbeats (the run's PostgreSQL database is emptied of the older tables only)."""
+    engine = make_engine(database_url)
+    with engine.begin() as connection:
+        connection.execute(sa.delete(WorkerHeartbeat.__table__))
+    yield engine
+    engine.dispose()
+
+
+def at(moment: datetime):
+    return lambda: moment
+
+
+def elsewhere(pid: int = 4242, token: str = "feedc0ffee01") -> Instance:
+    """A worker on another host: never known dead from here, only silent."""
+    return Instance("worker-2.example.test", pid, token)
+
+
+def beat(engine, instance: Instance, when: datetime, *, mode: str = FOREVER, interval: float = 60.0,
+         **kw) -> Heartbeat:
+    heart = Heartbeat(engine, instance, clock=at(when))
+    heart.start(mode, interval)
+    heart.beat(**kw)
+    return heart
+
+
+def status(engine, when: datetime, **kw):
+    return StatusService(engine, clock=at(when)).read(**kw)
+
+
+def cli(database_url: str, *args: str):
+    return CliRunner().invoke(app, ["--db", database_url, "status", *args], env={"COLUMNS": "200", "NO_COLOR": "1"})
+
+
+def one_problem(found, fragment: str) -> str:
+    assert not found.healthy
+    assert len(found.problems) == 1, found.problems
+    assert fragment in found.problems[0], found.problems[0]
+    return found.problems[0]
+
+
+# --------------------------------------------------------------------------- the worker's heartbeat
+
+
+def test_no_heartbeat_then_a_fresh_one_then_a_stale_one(engine, database_url) -> None:
+    one_problem(status(engine, NOW), "no worker heartbeat: no worker has run")
+    beat(engine, elsewhere(), NOW)
+    found = status(engine, NOW + timedelta(seconds=170))
+    assert found.healthy and found.problems == []
+    (worker,) = found.workers
+    assert (worker.host, worker.pid, worker.token, worker.state) == ("worker-2.example.test", 4242, "feedc0ffee01",
+                                                                     "running")
+    assert worker.started_at == worker.beat_at == NOW and worker.interval == 60
+    stale = status(engine, NOW + timedelta(seconds=181))
+    assert stale.workers[0].state == "silent"
+    one_problem(stale, "no worker heartbeat within 3 of its intervals: the last came from worker-2.example.test "
+                       "pid 4242 3 minutes ago (it beats every 60 s)")
+    assert status(engine, NOW + timedelta(hours=2)).workers[0].state == "stopped"  # long silent
+
+    # The command: exit codes and one line a problem, against the real clock.
+    result = cli(database_url)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0].startswith("unhealthy: no worker heartbeat within 3 of its intervals")
+    beat(engine, elsewhere(), utcnow())
+    result = cli(database_url)
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0] == "healthy"
+    assert "worker-2.example.test" in result.output and "4242" in result.output
+    doc = json.loads(cli(database_url, "--json").output)
+    assert doc["healthy"] is True and doc["problems"] == []
+    assert doc["workers"][0]["pid"] == 4242 and doc["workers"][0]["state"] == "running"
+    assert doc["schema"]["current"] is True and doc["outbox"] == {
+        "queued": 0, "failed": 0, "oldest_waiting_id": None, "oldest_waiting_at": None,
+        "oldest_waiting_seconds": None, "oldest_waiting_attempts": 0, "oldest_waiting_error": ""}
+
+
+def test_a_stopped_worker_and_a_dead_one_are_stopped_at_once(engine) -> None:
+    beat(engine, elsewhere(), NOW, stopped=True)
+    found = status(engine, NOW + timedelta(seconds=5))
+    assert found.workers[0].state == "stopped"
+    one_problem(found, "stopped 5 s ago")
+
+    # A worker of this host whose process is gone (killed, crashed): stopped, without waiting for silence.
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    here = Instance(socket.gethostname()[:80], dead.pid, "deaddeaddead")
+    beat(engine, here, NOW + timedelta(seconds=1))
+    found = status(engine, NOW + timedelta(seconds=5))
+    mine = next(w for w in found.workers if w.token == "deaddeaddead")
+    assert mine.state == "stopped" and mine.why == "its process is gone (killed, or it crashed)"
+    one_problem(found, "its process is gone")
+
+    # The next worker on this host writes it down, so that a status run elsewhere sees it too.
+    beat(engine, Instance.start(), NOW + timedelta(seconds=6))
+    with Session(engine) as s:
+        row = s.get(WorkerHeartbeat, "deaddeaddead")
+        assert row.stopped_at is not None and row.trouble == "its process ended without stopping"
+    assert status(engine, NOW + timedelta(seconds=7)).healthy
+
+
+def test_a_timer_run_worker_is_on_time_until_three_of_its_periods_pass(engine) -> None:
+    beat(engine, elsewhere(token="once00000001"), NOW, mode=ONCE, interval=300, stopped=True)
+    found = status(engine, NOW + timedelta(minutes=14))
+    assert found.healthy and found.workers[0].state == "finished"
+    one_problem(status(engine, NOW + timedelta(minutes=16)),
+                "(it beats every 5 minutes); its pass ended 16 minutes ago")
+    # The next run on that host replaces the row of the last; rows silent for a day go.
+    beat(engine, elsewhere(pid=77, token="oldoldoldold"), NOW - timedelta(days=2))
+    beat(engine, elsewhere(pid=5000, token="once00000002"), NOW + timedelta(minutes=20), mode=ONCE, interval=300,
+         stopped=True)
+    assert [w.token for w in status(engine, NOW + timedelta(minutes=21)).workers] == ["once00000002"]
+
+
+def test_a_worker_that_lost_its_connection_says_so(engine) -> None:
+    beat(engine, elsewhere(), NOW, trouble="mail server connection lost (ConnectionRefusedError: [Errno 111])")
+    found = status(engine, NOW + timedelta(seconds=10))
+    one_problem(found, "worker worker-2.example.test pid 4242: mail server connection lost")
+    beat(engine, elsewhere(), NOW + timedelta(seconds=20))  # the same worker: connected again
+    assert status(engine, NOW + timedelta(seconds=21)).healthy
+
+
+def test_a_timer_run_whose_pass_fails_says_why(engine) -> None:
+    nowhere = ServerConfig("127.0.0.1", 9, "plain", "game", "secret")  # nothing listens on the discard port
+    worker = MailWorker(engine, MailConfig(imap=nowhere, smtp=nowhere, game_address=GAME))
+    with pytest.raises(OSError):
+        worker.run_once()
+    found = StatusService(engine).read()
+    assert found.workers[0].state == "finished" and found.workers[0].trouble.startswith("the pass failed (")
+    one_problem(found, f"worker {socket.gethostname()[:80]} pid {os.getpid()}: the pass failed (ConnectionRefusedError")
+
+
+def test_a_long_pass_beats_once_an_interval_and_a_failing_database_never_stops_the_worker(engine) -> None:
+    heart = Heartbeat(engine, elsewhere(), clock=at(NOW))
+    heart.start(FOREVER, 60)
+    heart.beat()
+    for seconds, written in ((30, NOW), (61, NOW + timedelta(seconds=61))):
+        heart.clock = at(NOW + timedelta(seconds=seconds))
+        heart.beat(busy=True)
+        with Session(engine) as s:
+            assert s.get(WorkerHeartbeat, "feedc0ffee01").beat_at.replace(tzinfo=timezone.utc) == written
+    said = []
+    broken = Heartbeat(make_engine("sqlite:////nonexistent/folder/x.sqlite3", create_folder=False), elsewhere(),
+                       clock=at(NOW), log=said.append)
+    broken.beat()
+    broken.beat()
+    assert len(said) == 1 and said[0].startswith("the heartbeat could not be written")
+
+
+# --------------------------------------------------------------------------- outbox, mailbox, deadlines
+
+
+def queue(engine, created: datetime, status: str = OutboxStatus.QUEUED, **kw) -> int:
+    with Session(engine) as s:
+        mail = OutboxMail(recipient="ann@example.test", subject="s", headers={}, text_body="b", status=status,
+                          next_attempt_at=created, created_at=created, message_id=f"<{created.timestamp()}-{status}@x>",
+                          **kw)
+        s.add(mail)
+        s.commit()
+        return mail.id
+
+
+def test_failed_and_long_queued_outbox_mail(engine, database_url) -> None:
+    beat(engine, elsewhere(), NOW)
+    queue(engine, NOW - timedelta(minutes=5))
+    found = status(engine, NOW + timedelta(seconds=1))
+    assert found.healthy and (found.outbox.queued, found.outbox.failed) == (1, 0)
+    oldest = queue(engine, NOW - timedelta(minutes=20), OutboxStatus.SENDING, attempts=3, last_error="421 try later")
+    one_problem(status(engine, NOW + timedelta(seconds=1)),
+                f"outbox: mail {oldest} has waited 20 minutes to be sent (more than 15 minutes; 3 attempts, "
+                "last error: 421 try later)")
+    assert status(engine, NOW, max_outbox_wait=timedelta(minutes=30)).healthy
+    queue(engine, NOW - timedelta(days=3), OutboxStatus.SENT)
+    queue(engine, NOW - timedelta(days=2), OutboxStatus.FAILED)
+    found = status(engine, NOW, max_outbox_wait=timedelta(minutes=30))
+    one_problem(found, "outbox: 1 mail failed (`pbem outbox list --status failed` shows them")
+    assert (found.outbox.queued, found.outbox.failed, found.outbox.oldest_id) == (2, 1, oldest)
+
+    beat(engine, elsewhere(), utcnow())
+    result = cli(database_url, "--max-outbox-wait", "100d")
+    assert result.exit_code == 1 and [line for line in result.output.splitlines() if line.startswith("unhealthy")] == [
+        "unhealthy: outbox: 1 mail failed (`pbem outbox list --status failed` shows them, `pbem outbox retry` "
+        "queues them again)"]
+    result = cli(database_url, "--max-outbox-wait", "soon")
+    assert result.exit_code == 1 and "--max-outbox-wait must be a length of time" in result.output
+
+
+def test_a_mailbox_backlog_as_the_worker_last_saw_it(engine, database_url) -> None:
+    heart = Heartbeat(engine, elsewhere(), clock=at(NOW))
+    heart.start(FOREVER, 60)
+    heart.pass_started(3, NOW - timedelta(minutes=40))  # a pass that has not ended: what it found
+    heart.beat(busy=True)  # (the first beat of a long pass comes an interval after the start)
+    heart.clock = at(NOW + timedelta(seconds=60))
+    heart.beat(busy=True)
+    found = status(engine, NOW + timedelta(seconds=61))
+    assert found.mailbox.ended_at is None and found.mailbox.waiting == 3
+    one_problem(found, "mailbox backlog: 3 mails waiting (as worker-2.example.test pid 4242 saw it 61 s ago), "
+                       "the oldest arrived 41 minutes ago (more than 15 minutes)")
+    heart.pass_ended(1, NOW - timedelta(minutes=10))
+    heart.beat()
+    found = status(engine, NOW + timedelta(seconds=62))
+    assert found.healthy and (found.mailbox.found, found.mailbox.waiting) == (3, 1)
+    heart.clock = at(NOW + timedelta(minutes=6))
+    heart.beat()  # an IDLE wait later: alive, the mailbox as its last pass left it
+    one_problem(status(engine, NOW + timedelta(minutes=6)), "mailbox backlog: 1 mail waiting (as worker-2.example.test "
+                "pid 4242 saw it 6 minutes ago), the oldest arrived 16 minutes ago (more than 15 minutes)")
+    assert status(engine, NOW + timedelta(minutes=6), max_backlog=timedelta(minutes=20)).healthy
+    heart.pass_ended(0, None)
+    heart.beat()
+    assert status(engine, NOW + timedelta(minutes=6)).healthy
+
+
+def test_deadlines_past_and_those_the_worker_has_not_dealt_with(engine) -> None:
+    games = GameService(engine, mail_domain="example.test", clock=at(NOW - timedelta(days=4)))
+    games.create_game("fifth-avenue", [("Ann", "ann@example.test"), ("Bob", "bob@example.test")], seed=3)
+    with engine.begin() as connection:
+        connection.execute(sa.delete(OutboxMail.__table__))  # the opening mails: not this test's business
+    beat(engine, elsewhere(), NOW)
+    found = status(engine, NOW)  # due 72 hours after it was asked, 4 days ago: passed a day ago
+    assert (found.deadlines.past, found.deadlines.unhandled, found.deadlines.oldest_game) == (1, 1, 1)
+    one_problem(found, "deadlines: 1 decision past the deadline not yet dealt with by the worker; the oldest, game 1, "
+                       "was due 1 day ago (more than 15 minutes)")
+    with Session(engine) as s:  # the worker told the moderator: late, but nobody's job but the player's
+        clock = s.exec(select(DecisionClock)).one()
+        clock.expired_at = NOW - timedelta(hours=23)
+        s.add(clock)
+        s.commit()
+    found = status(engine, NOW)
+    assert found.healthy and (found.deadlines.past, found.deadlines.unhandled) == (1, 0)
+
+
+# --------------------------------------------------------------------------- the schema
+
+
+def migrate(engine, revision: str) -> None:
+    from alembic import command
+
+    config = alembic_config(engine)
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        (command.upgrade if revision == "head" else command.downgrade)(config, revision)
+
+
+def test_a_schema_behind_or_newer_is_a_problem_and_0008_goes_down_and_up_again(engine, database_url) -> None:
+    assert shipped_revisions()[-1] == head_revision(engine) == "0008"
+    try:
+        migrate(engine, "0007")
+        assert "worker_heartbeats" not in sa.inspect(engine).get_table_names()
+        queue(engine, NOW - timedelta(days=1), OutboxStatus.FAILED)
+        found = status(engine, NOW)
+        assert found.workers is None and found.mailbox is None and found.outbox.failed == 1
+        assert found.problems == ["the database is at schema 0007, pbem needs 0008: run `pbem db upgrade`",
+                                  "outbox: 1 mail failed (`pbem outbox list --status failed` shows them, "
+                                  "`pbem outbox retry` queues them again)"]
+        result = cli(database_url)
+        assert result.exit_code == 1 and "unhealthy: the database is at schema 0007" in result.output
+        migrate(engine, "head")
+        with engine.begin() as connection:
+            connection.exec_driver_sql("UPDATE alembic_version SET version_num = '9999'")
+        assert status(engine, NOW).problems[0] == ("the database is at schema 9999, which this pbem does not know "
+                                                   "(it needs 0008): it was written by a newer pbem; upgrade pbem")
+    finally:
+        with engine.begin() as connection:
+            connection.exec_driver_sql("UPDATE alembic_version SET version_num = '0008'")
+        migrate(engine, "head")
+    assert "worker_heartbeats" in sa.inspect(engine).get_table_names()
+
+
+# --------------------------------------------------------------------------- a real pass against Dovecot
+
+
+def _auto_reply(n: int) -> bytes:
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = "ann@example.test", GAME, f"away {n}"
+    message["Auto-Submitted"], message["Message-ID"] = "auto-replied", f"<away-{n}-{os.getpid()}@client.example.test>"
+    message.set_content("I am away.\n")
+    return bytes(message)
+
+
+def test_a_pass_notes_what_the_mailbox_held_and_what_it_left(engine, dovecot, smtp_server, mailboxes) -> None:
+    three_hours_ago = (utcnow() - timedelta(hours=3)).replace(microsecond=0)
+    with mailboxes.login("game") as client:
+        client.append("INBOX", _auto_reply(1), msg_time=three_hours_ago)
+        client.append("INBOX", _auto_reply(2), msg_time=three_hours_ago + timedelta(hours=1))
+        client.select_folder("INBOX")
+        uids = sorted(client.search(["ALL"]))
+        uidvalidity = client.folder_status("INBOX", ["UIDVALIDITY"])[b"UIDVALIDITY"]
+    imap = ServerConfig(dovecot.host, dovecot.imap_port, "plain", "game", "secret")
+    with Inbox(imap) as inbox:
+        inbox.open("INBOX")
+        assert inbox.arrived(uids[0]) == three_hours_ago and inbox.backlog() == (2, three_hours_ago)
+    with Session(engine) as s:  # the second mail is another worker's, elsewhere: this pass leaves it
+        s.add(MailClaim(mailbox="INBOX", uidvalidity=uidvalidity, uid=uids[1], owner="worker-2.example.test 1 abc",
+                        until=utcnow() + timedelta(minutes=10)))
+        s.commit()
+    mail = MailConfig(imap=imap, smtp=ServerConfig("127.0.0.1", smtp_server.port, "plain"), game_address=GAME)
+    worker = MailWorker(engine, mail, mail_domain="example.test")
+    worker.run_once()
+    found = StatusService(engine).read()
+    (me,) = found.workers
+    assert (me.host, me.pid, me.token, me.mode, me.state) == (socket.gethostname()[:80], os.getpid(),
+                                                              worker.instance.token, "once", "finished")
+    assert me.interval == 300
+    m = found.mailbox
+    assert (m.found, m.found_oldest, m.left, m.left_oldest) == (2, three_hours_ago, 1,
+                                                                three_hours_ago + timedelta(hours=1))
+    assert m.read_at <= m.ended_at <= found.checked_at
+    assert found.problems == ["mailbox backlog: 1 mail waiting (as " + f"{me.host} pid {me.pid} saw it "
+                              f"{int((found.checked_at - m.read_at).total_seconds())} s ago), the oldest arrived "
+                              "2 hours ago (more than 15 minutes)"]
