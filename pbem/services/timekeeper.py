@@ -100,6 +100,7 @@ class Timekeeper:
 
     def _mind_the_gap(self, now: datetime, report: TimekeeperReport) -> None:
         with UnitOfWork(self.games.engine, write=True) as uow:
+            uow.serialize("deadline check")  # two workers never both see one gap, nor both write the first mark
             s = uow.session
             last = get_mark(s, CHECK_MARK)
             set_mark(s, CHECK_MARK, now)
