@@ -1,6 +1,6 @@
 """Mail benchmark over real servers: Dovecot (IMAP, LMTP) and aiosmtpd.
 
-Run: python bench/mail.py [--mails 100] [--paced 40] [--rounds 3] [--database URL]
+Run: python bench/mail.py [--mails 100] [--paced 40] [--rounds 3] [--database URL] [--profile FILE]
 (needs dovecot: bash tests/install-servers.sh)
 
 Games of two players each; the first player of every game sends one command.
@@ -20,6 +20,10 @@ process and notes when it accepted each mail.
   imapclient and sends as many mails of the same size with aiosmtplib (the
   answers pbem sent, readdressed), no game logic and no database; the ratio of
   the two throughputs.
+- CPU per mail: the worker's own CPU time (user + system, all its threads, from
+  /proc) over each burst, divided by the mails; the baseline client's likewise.
+  Less noisy than the rates on a busy machine: other processes slow the clock,
+  not the work.
 """
 
 from __future__ import annotations
@@ -62,6 +66,12 @@ def player_mail(sender: str, game_id: int, command: str) -> bytes:
     return bytes(msg)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of process ``pid`` so far (every thread), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
@@ -81,8 +91,8 @@ def wait_for(smtp: SmtpToLmtp, count: int, limit: float) -> None:
         raise SystemExit(f"only {len(smtp.messages)} of {count} answers arrived")
 
 
-def run_pbem(dovecot: Dovecot, smtp: SmtpToLmtp, mails: int, paced: int, url: str, folder: Path, rounds: int
-             ) -> tuple[list[float], list[float]]:
+def run_pbem(dovecot: Dovecot, smtp: SmtpToLmtp, mails: int, paced: int, url: str, folder: Path, rounds: int,
+             profile: str | None = None) -> tuple[list[float], list[float], list[float]]:
     engine = make_engine(url)
     upgrade(engine)
     games = GameService(engine, mail_domain="example.test")
@@ -101,18 +111,22 @@ def run_pbem(dovecot: Dovecot, smtp: SmtpToLmtp, mails: int, paced: int, url: st
                PBEM_IMAP_USER="game", PBEM_IMAP_PASSWORD="secret", PBEM_SMTP_HOST="127.0.0.1",
                PBEM_SMTP_PORT=str(smtp.port), PBEM_SMTP_SECURITY="plain", PBEM_GAME_ADDRESS=GAME,
                PBEM_POLL_INTERVAL="600")
-    worker = subprocess.Popen(["pbem", "worker"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    command = [sys.executable, "-m", "cProfile", "-o", profile, "-m", "pbem", "worker"] if profile else ["pbem", "worker"]
+    worker = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         with IMAPClient(dovecot.host, port=dovecot.imap_port, ssl=False) as client:
             client.login("game", "secret")
             time.sleep(3.0)  # the worker has started, connected and gone into IDLE
-            rates = []
+            rates, cpu = [], []
             for burst in range(rounds):
                 smtp.messages.clear()
+                before = cpu_seconds(worker.pid)
                 client.multiappend("INBOX", raw[burst * mails:(burst + 1) * mails])
                 wait_for(smtp, 2 * mails, 120 + mails)  # a confirmation to Ann and a request to Bob per mail
+                time.sleep(0.5)  # the worker files the last mails and goes back to IDLE
+                cpu.append((cpu_seconds(worker.pid) - before) / mails)
                 rates.append(steady_rate(smtp, mails))
-                time.sleep(1.0)
+                time.sleep(0.5)
             latencies = []
             for message in raw[mails * rounds:]:
                 time.sleep(0.25)
@@ -126,10 +140,11 @@ def run_pbem(dovecot: Dovecot, smtp: SmtpToLmtp, mails: int, paced: int, url: st
         output, _ = worker.communicate(timeout=60)
     if worker.returncode != 0:
         raise SystemExit(f"the worker failed:\n{output}")
-    return rates, latencies
+    return rates, latencies, cpu
 
 
-def run_baseline(dovecot: Dovecot, smtp: SmtpToLmtp, mails: int, answers: list[bytes], folder: Path) -> float:
+def run_baseline(dovecot: Dovecot, smtp: SmtpToLmtp, mails: int, answers: list[bytes], folder: Path
+                 ) -> tuple[float, float]:
     """The same N mails in the game's INBOX, then a client process that fetches them and sends 2N mails."""
     raw = [player_mail(PLAYERS[0][1], i, "A") for i in range(mails)]
     with IMAPClient(dovecot.host, port=dovecot.imap_port, ssl=False) as client:
@@ -141,12 +156,14 @@ def run_baseline(dovecot: Dovecot, smtp: SmtpToLmtp, mails: int, answers: list[b
     smtp.messages.clear()
     bodies = folder / "answers.json"
     bodies.write_text(json.dumps([a.decode("utf-8", "replace") for a in answers[: 2 * mails]]))
-    done = subprocess.run([sys.executable, __file__, "--baseline-client", str(dovecot.imap_port), str(smtp.port),
-                           str(mails), str(bodies)], capture_output=True, text=True, timeout=600)
-    if done.returncode != 0:
-        raise SystemExit(f"the baseline client failed:\n{done.stderr}")
+    client = subprocess.Popen([sys.executable, __file__, "--baseline-client", str(dovecot.imap_port), str(smtp.port),
+                               str(mails), str(bodies)], stderr=subprocess.PIPE, text=True)
+    _, status, usage = os.wait4(client.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"the baseline client failed:\n{client.stderr.read()}")
+    client.stderr.close()
     wait_for(smtp, 2 * mails, 60)
-    return steady_rate(smtp, mails)
+    return steady_rate(smtp, mails), (usage.ru_utime + usage.ru_stime) / mails
 
 
 def baseline_client(imap_port: int, smtp_port: int, mails: int, bodies: Path) -> None:
@@ -179,6 +196,8 @@ def main() -> None:
     parser.add_argument("--paced", type=int, default=40, help="mails sent one at a time for the latency")
     parser.add_argument("--database", help="database URL (default: a new SQLite file)")
     parser.add_argument("--rounds", type=int, default=3, help="bursts of --mails for each side; medians are shown")
+    parser.add_argument("--profile", metavar="FILE", help="run the worker under cProfile and write its profile here "
+                        "(python -m pstats FILE); its figures are then slower than without")
     parser.add_argument("--baseline-client", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.baseline_client:
@@ -192,9 +211,11 @@ def main() -> None:
         smtp.start()
         try:
             url = args.database or f"sqlite:///{folder / 'bench.sqlite3'}"
-            rates, latencies = run_pbem(dovecot, smtp, args.mails, args.paced, url, folder, args.rounds)
+            rates, latencies, cpu = run_pbem(dovecot, smtp, args.mails, args.paced, url, folder, args.rounds,
+                                             args.profile)
             answers = [m.data for m in smtp.messages]
-            baselines = [run_baseline(dovecot, smtp, args.mails, answers, folder) for _ in range(args.rounds)]
+            baselines, baseline_cpu = zip(*[run_baseline(dovecot, smtp, args.mails, answers, folder)
+                                            for _ in range(args.rounds)])
         finally:
             smtp.stop()
     size = statistics.mean(len(a) for a in answers)
@@ -206,6 +227,9 @@ def main() -> None:
     print(f"baseline: {baseline:7.1f} mails/s (rounds: {', '.join(f'{r:.1f}' for r in baselines)})   "
           "fetch + as many answers of the same size, no game logic")
     print(f"ratio (baseline / pbem, medians): {baseline / rate:.2f}")
+    worker_ms, client_ms = statistics.median(cpu) * 1000, statistics.median(baseline_cpu) * 1000
+    print(f"CPU per mail: pbem worker {worker_ms:.1f} ms (rounds: {', '.join(f'{c * 1000:.1f}' for c in cpu)}), "
+          f"baseline client {client_ms:.1f} ms (its start-up included); ratio {worker_ms / client_ms:.2f}")
 
 
 if __name__ == "__main__":
