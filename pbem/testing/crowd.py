@@ -22,7 +22,6 @@ what the SMTP server took, and each worker's log.
 
 from __future__ import annotations
 
-import os
 import random
 import re
 import signal
@@ -45,6 +44,7 @@ from ..services.games import GameService
 from ..store.db import make_engine
 from ..store.models import Event, InboundMail, MailClaim, OutboxMail, OutboxStatus, utcnow
 from .mailservers import Dovecot, SmtpToLmtp
+from .workers import stop_workers, worker_env
 
 GAME = "game@example.test"
 PEOPLE = [("Ann", "ann@example.test"), ("Bob", "bob@example.test"), ("Cy", "cy@example.test"),
@@ -163,12 +163,7 @@ class Crowd:
     # ------------------------------------------------------------------ workers
 
     def _env(self) -> dict[str, str]:
-        return dict(os.environ, PBEM_DATABASE_URL=self.url, PBEM_CONFIG=str(self.folder / "none.toml"),
-                    PBEM_IMAP_HOST=self.dovecot.host, PBEM_IMAP_PORT=str(self.dovecot.imap_port),
-                    PBEM_IMAP_SECURITY="plain", PBEM_IMAP_USER="game", PBEM_IMAP_PASSWORD="secret",
-                    PBEM_SMTP_HOST="127.0.0.1", PBEM_SMTP_PORT=str(self.smtp.port), PBEM_SMTP_SECURITY="plain",
-                    PBEM_GAME_ADDRESS=GAME, PBEM_POLL_INTERVAL=str(self.poll_interval),
-                    COLUMNS="500")  # rich wraps log lines at 80 columns without a terminal
+        return worker_env(self.url, self.folder, self.dovecot, self.smtp.port, GAME, self.poll_interval)
 
     def start(self) -> None:
         for n in range(self.worker_count):
@@ -208,20 +203,7 @@ class Crowd:
         self.claims_of_killed = self._claims().get(victim, 0)
 
     def stop(self) -> None:
-        for n, proc in enumerate(self.workers):
-            if n not in self.killed and proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-        for n, proc in enumerate(self.workers):
-            if n in self.killed:
-                continue
-            try:
-                proc.wait(60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-                self.notes.append(f"worker {n} did not stop on SIGTERM")
-            if proc.returncode not in (0, -signal.SIGTERM):
-                self.notes.append(f"worker {n} ended with {proc.returncode}")
+        stop_workers(self.workers, self.notes, gone=self.killed)
 
     # ------------------------------------------------------------------ players
 

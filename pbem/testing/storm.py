@@ -12,7 +12,6 @@ set aside, mails delivered twice (at most one per kill: the documented window), 
 
 from __future__ import annotations
 
-import os
 import random
 import signal
 import subprocess
@@ -31,6 +30,7 @@ from ..services.games import GameService
 from ..store.db import make_engine
 from ..store.models import Event, InboundMail, OutboxMail, OutboxStatus
 from .mailservers import Dovecot, SmtpToLmtp
+from .workers import stop_workers, worker_env
 
 GAME = "game@example.test"
 PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test"), ("Cy", "cy@example.test")]
@@ -87,11 +87,7 @@ class Storm:
     # ------------------------------------------------------------------ workers
 
     def _env(self) -> dict[str, str]:
-        return dict(os.environ, PBEM_DATABASE_URL=self.url, PBEM_CONFIG=str(self.folder / "none.toml"),
-                    PBEM_IMAP_HOST=self.dovecot.host, PBEM_IMAP_PORT=str(self.dovecot.imap_port),
-                    PBEM_IMAP_SECURITY="plain", PBEM_IMAP_USER="game", PBEM_IMAP_PASSWORD="secret",
-                    PBEM_SMTP_HOST="127.0.0.1", PBEM_SMTP_PORT=str(self.smtp.port), PBEM_SMTP_SECURITY="plain",
-                    PBEM_GAME_ADDRESS=GAME, PBEM_POLL_INTERVAL="2")
+        return worker_env(self.url, self.folder, self.dovecot, self.smtp.port, GAME, 2)
 
     def _start(self, n: int) -> None:
         log = open(self.folder / f"worker-{n}.log", "ab")
@@ -208,21 +204,7 @@ class Storm:
             self.report.notes.append(f"not drained: {self._inbox()} mails in the INBOX, {self._unsent()} unsent")
 
     def _stop(self) -> None:
-        for proc in self.workers:
-            if proc is not None and proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-        for n, proc in enumerate(self.workers):
-            if proc is None:
-                continue
-            try:
-                proc.wait(60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-                self.report.notes.append(f"worker {n} did not stop on SIGTERM")
-            if proc.returncode not in (0, -signal.SIGTERM):
-                self.report.unbidden_exits += 1
-                self.report.notes.append(f"worker {n} ended with {proc.returncode}")
+        self.report.unbidden_exits += stop_workers(self.workers, self.report.notes)
 
     def _count(self) -> None:
         with Session(self.engine) as s:
