@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta, timezone
 
+from sqlalchemy import update
 from sqlmodel import Session, select
 
 from ..games import get_game
@@ -58,9 +59,8 @@ def open_clocks(s: Session, game_id: int) -> list[DecisionClock]:
 
 
 def close_clock(s: Session, game_id: int, now: datetime) -> None:
-    for clock in open_clocks(s, game_id):
-        clock.closed_at = now
-        s.add(clock)
+    s.exec(update(DecisionClock).where(DecisionClock.game_id == game_id,  # type: ignore[call-overload]
+                                       DecisionClock.closed_at.is_(None)).values(closed_at=now))
 
 
 def open_clock(s: Session, game: Game, info: GameInfo, now: datetime) -> DecisionClock | None:

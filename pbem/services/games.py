@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, update
 from sqlmodel import Session, select
 
 from ..games import get_game
@@ -503,10 +503,8 @@ class GameService(GameReader):
         """The players at ``seats`` were just mailed everything up to the game's newest event."""
         if not seats:
             return
-        for seat in self._seats(s, info.id):
-            if seat.seat in seats:
-                seat.told_seq = info.last_seq
-                s.add(seat)
+        s.exec(update(Seat).where(Seat.game_id == info.id, Seat.seat.in_(seats))  # type: ignore[call-overload]
+               .values(told_seq=info.last_seq))
         for player in info.players:
             if player.seat in seats:
                 player.told_seq = info.last_seq
