@@ -50,6 +50,8 @@ CLAIM_BATCH = 20  # mails claimed at once, then processed and moved out of the m
 RECONNECT_ERRORS = (IMAPClientError, OSError, socket.timeout, EOFError, DatabaseUnavailable)
 TRANSIENT_TRIES = 4  # tries at one mail while the database fails under it (0.5, 2 and 8 s apart)
 TRANSIENT_DELAY = 0.5
+HELD_RECHECK = 5.0  # seconds: how soon a pass that left mails to another worker looks again (a dead one's
+# claims are freed by the next pass of a worker on its host, and no new mail may come to start one)
 SET_ASIDE_NOTICES = 10  # notices an hour to the moderator of mails set aside; beyond that they are only recorded
 
 
@@ -58,6 +60,7 @@ class PassReport:
     processed: list[tuple[int, str, str]] = field(default_factory=list)  # (uid, sender, outcome)
     already_done: list[int] = field(default_factory=list)
     sent: SendReport = field(default_factory=SendReport)
+    held_elsewhere: int = 0  # mails left in the mailbox because another worker had claimed them
 
 
 class MailWorker:
@@ -129,7 +132,8 @@ class MailWorker:
                         self.heartbeat.beat()
                         if report.processed:
                             continue  # mail that came during the pass was announced then, not to the IDLE to come
-                        inbox.wait(min(self.mail.poll_interval, renew), stop)
+                        soon = HELD_RECHECK if report.held_elsewhere else self.mail.poll_interval
+                        inbox.wait(min(self.mail.poll_interval, renew, soon), stop)
                         self.heartbeat.beat()
             except Exception as exc:
                 if not isinstance(exc, RECONNECT_ERRORS) and not is_transient(exc):
@@ -183,7 +187,9 @@ class MailWorker:
         for start in range(0, len(box.uids), CLAIM_BATCH):
             if stop():
                 break  # what is left waits for the next start; the current mail was finished
-            mine = self.claims.claim(box.name, box.uidvalidity, box.uids[start:start + CLAIM_BATCH])
+            batch = box.uids[start:start + CLAIM_BATCH]
+            mine = self.claims.claim(box.name, box.uidvalidity, batch)
+            report.held_elsewhere += len(batch) - len(mine)
             committed: dict[str, list[int]] = {}  # folder -> mails whose outcome is committed, still in the mailbox
             try:
                 for uid in mine:
