@@ -20,8 +20,10 @@ def status(
     max_outbox_wait: str = typer.Option("15m", "--max-outbox-wait", help="Unhealthy when the oldest mail waiting in the outbox was queued longer ago than this."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document with every figure, `healthy` and `problems`."),
 ) -> None:
-    """Say whether a worker is running and keeping up: its heartbeat, the mailbox as it last saw it, the outbox,
-    the deadlines passed, the schema. Exit code 0 when healthy, 1 when not, with one line for each problem.
+    """Say whether a worker is running and keeping up (exit code 0) or not (1, with why).
+
+    What it looks at: each worker's heartbeat, the mailbox as a worker last saw it, the outbox, the deadlines
+    passed and the schema; one line for each problem.
 
     It reads the database only and never connects to the mail servers, so monitoring, a systemd timer or
     Docker's HEALTHCHECK may run it as often as they like.
