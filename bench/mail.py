@@ -51,6 +51,7 @@ from pbem.services.games import GameService
 from pbem.services.worker import MailWorker
 from pbem.store.db import make_engine, upgrade
 from pbem.testing.mailservers import Dovecot, SmtpToLmtp
+from pbem.testing.workers import worker_env
 
 GAME = "game@example.test"
 PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test")]
@@ -106,11 +107,7 @@ def run_pbem(dovecot: Dovecot, smtp: SmtpToLmtp, mails: int, paced: int, url: st
     MailWorker(engine, config).run_once()  # the opening mails go out before the clock starts
     engine.dispose()
     smtp.messages.clear()
-    env = dict(os.environ, PBEM_DATABASE_URL=url, PBEM_CONFIG=str(folder / "none.toml"),
-               PBEM_IMAP_HOST=dovecot.host, PBEM_IMAP_PORT=str(dovecot.imap_port), PBEM_IMAP_SECURITY="plain",
-               PBEM_IMAP_USER="game", PBEM_IMAP_PASSWORD="secret", PBEM_SMTP_HOST="127.0.0.1",
-               PBEM_SMTP_PORT=str(smtp.port), PBEM_SMTP_SECURITY="plain", PBEM_GAME_ADDRESS=GAME,
-               PBEM_POLL_INTERVAL="600")
+    env = worker_env(url, folder, dovecot, smtp.port, GAME, 600)
     command = [sys.executable, "-m", "cProfile", "-o", profile, "-m", "pbem", "worker"] if profile else ["pbem", "worker"]
     worker = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:

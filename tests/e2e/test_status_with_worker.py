@@ -5,7 +5,6 @@ unhealthy the moment it stops (SIGTERM). Status itself never connects to the mai
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
 import subprocess
@@ -13,6 +12,7 @@ import subprocess
 from test_worker_forever import wait_until  # noqa: I001
 
 from pbem.store.db import make_engine, upgrade
+from pbem.testing.workers import worker_env
 
 GAME = "game@example.test"
 
@@ -32,10 +32,7 @@ def test_status_sees_the_worker_beat_freeze_and_stop(dovecot, smtp_server, mailb
     assert code == 1 and doc["problems"] == ["no worker heartbeat: no worker has run (`pbem worker` writes one on "
                                              "every pass)"]
     # The worker beats after each IDLE wait of at most its poll interval (1 s) and after each pass.
-    env = dict(os.environ, PBEM_DATABASE_URL=url, PBEM_IMAP_HOST="127.0.0.1", PBEM_IMAP_PORT=str(dovecot.imap_port),
-               PBEM_IMAP_SECURITY="plain", PBEM_IMAP_USER="game", PBEM_IMAP_PASSWORD="secret",
-               PBEM_SMTP_HOST="127.0.0.1", PBEM_SMTP_PORT=str(smtp_server.port), PBEM_SMTP_SECURITY="plain",
-               PBEM_GAME_ADDRESS=GAME, PBEM_CONFIG=str(tmp_path / "none.toml"), PBEM_POLL_INTERVAL="1")
+    env = worker_env(url, tmp_path, dovecot, smtp_server.port, GAME, 1)
     worker = subprocess.Popen(["pbem", "worker"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         wait_until(lambda: status()[0] == 0, 30)

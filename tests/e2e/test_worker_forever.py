@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import time
@@ -13,6 +12,7 @@ from pbem.demo.players import listed_commands
 
 from pbem.services.games import GameService
 from pbem.store.db import make_engine, upgrade
+from pbem.testing.workers import worker_env
 
 
 def wait_until(predicate, timeout: float) -> float:
@@ -39,10 +39,7 @@ def test_worker_idles_reconnects_and_stops_cleanly(dovecot, smtp_server, mailbox
     upgrade(engine)
     games = GameService(engine, mail_domain="example.test")
     games.create_game("fifth-avenue", [("Ann", "ann@example.test"), ("Bob", "bob@example.test")], seed=5)
-    env = dict(os.environ, PBEM_DATABASE_URL=url, PBEM_IMAP_HOST="127.0.0.1", PBEM_IMAP_PORT=str(dovecot.imap_port),
-               PBEM_IMAP_SECURITY="plain", PBEM_IMAP_USER="game", PBEM_IMAP_PASSWORD="secret",
-               PBEM_SMTP_HOST="127.0.0.1", PBEM_SMTP_PORT=str(smtp_server.port), PBEM_SMTP_SECURITY="plain",
-               PBEM_GAME_ADDRESS=GAME, PBEM_CONFIG=str(tmp_path / "none.toml"), PBEM_POLL_INTERVAL="60")
+    env = worker_env(url, tmp_path, dovecot, smtp_server.port, GAME, 60)
     worker = subprocess.Popen(["pbem", "worker"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         wait_until(lambda: len(wait_for_inbox(dovecot, "ann", 1, timeout=0)) == 1, 15)  # the opening mails
