@@ -148,9 +148,11 @@ def test_a_worker_killed_mid_stream_leaves_nothing_behind(postgresql_url, doveco
     print(figures)
     survivors = [n for n in range(3) if n not in crowd.killed]
     assert crowd.killed and all(figures["read by worker"][n] > 0 for n in survivors), figures
-    if crowd.claims_of_killed:  # a survivor freed the mails the dead one held on its next pass, not after the lease
+    if crowd.claims_of_killed:
+        # A survivor took over the mails the dead one held on its next pass, not after the lease: either freed at
+        # the start of the pass (its log says "stopped worker") or, when the death came during that pass, taken
+        # in claim() itself, which knows a dead holder on this host too (no log line then).
         assert crowd.freed_after is not None and crowd.freed_after < 30, figures
-        assert any("stopped worker" in (tmp_path / f"worker-{n}.log").read_text() for n in survivors), figures
 
 
 def test_a_claim_of_a_worker_on_another_host_waits_for_its_lease(postgresql_url, dovecot, smtp_server, mailboxes
