@@ -198,8 +198,6 @@ class GameService(GameReader):
             uow.commit()
             return game.id
 
-    # ------------------------------------------------------------------ reading
-
     # ------------------------------------------------------------------ playing
 
     def submit(

@@ -1,8 +1,8 @@
 """The worker's heartbeat: a row of ``worker_heartbeats`` that says it is alive and what it saw in the mailbox.
 
-A long-running worker beats after each pass and after each IDLE wait (at most ``min(poll_interval, 240 s)``),
-so its beats come at most that far apart, plus the length of a pass; ``pbem worker --once`` beats once, when
-its pass ends. A beat is one small transaction (an UPDATE of the worker's own row; the first one an INSERT),
+A long-running worker beats after each pass, and a pass follows each IDLE wait (at most
+``min(poll_interval, 240 s)``), so its beats come at most that far apart, plus the length of a pass;
+``pbem worker --once`` beats once, when its pass ends. A beat is one small transaction (an UPDATE of the worker's own row; the first one an INSERT),
 never one a mail. ``pbem status`` (services.status) reads the rows.
 
 The first beat of a worker also tidies up: rows silent for ``RETENTION`` go, the finished rows of earlier

@@ -134,7 +134,6 @@ class MailWorker:
                             continue  # mail that came during the pass was announced then, not to the IDLE to come
                         soon = HELD_RECHECK if report.held_elsewhere else self.mail.poll_interval
                         inbox.wait(min(self.mail.poll_interval, renew, soon), stop)
-                        self.heartbeat.beat()
             except Exception as exc:
                 if not isinstance(exc, RECONNECT_ERRORS) and not is_transient(exc):
                     raise  # a failure of the service itself: let the supervisor see it

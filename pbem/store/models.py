@@ -233,8 +233,8 @@ class Mark(SQLModel, table=True):
 
 
 class WorkerHeartbeat(SQLModel, table=True):
-    """One worker's sign of life (services.heartbeat), written after each pass and each IDLE wait of a
-    long-running worker and once by each pass of ``pbem worker --once``; with what it last saw in the mailbox.
+    """One worker's sign of life (services.heartbeat), written after each pass of a long-running worker
+    (one follows every IDLE wait) and once by each pass of ``pbem worker --once``; with what it last saw in the mailbox.
     ``pbem status`` reads it (services.status). Rows of workers silent for a day are removed."""
     model_config = DEFERRED
 
