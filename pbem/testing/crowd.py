@@ -42,9 +42,9 @@ from sqlmodel import Session, select
 from ..games import get_game
 from ..services.games import GameService
 from ..store.db import make_engine
-from ..store.models import Event, InboundMail, MailClaim, OutboxMail, OutboxStatus, utcnow
+from ..store.models import Event, InboundMail, MailClaim, OutboxMail, utcnow
 from .mailservers import Dovecot, SmtpToLmtp
-from .workers import stop_workers, worker_env
+from .workers import mails_in_inbox, stop_workers, unsent_mails, worker_env
 
 GAME = "game@example.test"
 PEOPLE = [("Ann", "ann@example.test"), ("Bob", "bob@example.test"), ("Cy", "cy@example.test"),
@@ -314,13 +314,10 @@ class Crowd:
                          for mid, (game_id, _) in waiting.items()) + f"; {self._inbox()} mails in the INBOX"
 
     def _inbox(self) -> int:
-        with self.dovecot.imap("game") as client:
-            return client.select_folder("INBOX", readonly=True)[b"EXISTS"]
+        return mails_in_inbox(self.dovecot)
 
     def _unsent(self) -> int:
-        with Session(self.engine) as s:
-            return s.exec(select(sa.func.count()).select_from(OutboxMail).where(
-                OutboxMail.status.in_((OutboxStatus.QUEUED, OutboxStatus.SENDING)))).one()
+        return unsent_mails(self.engine)
 
     def _drain(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout

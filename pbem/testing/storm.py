@@ -30,7 +30,7 @@ from ..services.games import GameService
 from ..store.db import make_engine
 from ..store.models import Event, InboundMail, OutboxMail, OutboxStatus
 from .mailservers import Dovecot, SmtpToLmtp
-from .workers import stop_workers, worker_env
+from .workers import mails_in_inbox, stop_workers, unsent_mails, worker_env
 
 GAME = "game@example.test"
 PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test"), ("Cy", "cy@example.test")]
@@ -190,14 +190,10 @@ class Storm:
         return self.report
 
     def _inbox(self) -> int:
-        with self.dovecot.imap("game") as client:
-            client.select_folder("INBOX", readonly=True)
-            return len(client.search(["ALL"]))
+        return mails_in_inbox(self.dovecot)
 
     def _unsent(self) -> int:
-        with Session(self.engine) as s:
-            return s.exec(select(sa.func.count()).select_from(OutboxMail).where(
-                OutboxMail.status.in_((OutboxStatus.QUEUED, OutboxStatus.SENDING)))).one()
+        return unsent_mails(self.engine)
 
     def _drain(self) -> None:
         if not self._wait(lambda: self._inbox() == 0 and self._unsent() == 0, 120):

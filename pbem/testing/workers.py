@@ -9,6 +9,9 @@ import subprocess
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
+import sqlalchemy as sa
+
+from ..store.models import OutboxMail, OutboxStatus
 from .mailservers import Dovecot
 
 
@@ -45,3 +48,16 @@ def stop_workers(workers: Sequence[subprocess.Popen | None], notes: list[str], *
             unbidden += 1
             notes.append(f"worker {n} ended with {proc.returncode}")
     return unbidden
+
+
+def mails_in_inbox(dovecot: Dovecot) -> int:
+    """The mails waiting in the game mailbox's INBOX."""
+    with dovecot.imap("game") as client:
+        return client.select_folder("INBOX", readonly=True)[b"EXISTS"]
+
+
+def unsent_mails(engine: sa.Engine) -> int:
+    """The outbox mails not sent yet (queued, or being sent)."""
+    with engine.connect() as connection:
+        return connection.execute(sa.select(sa.func.count()).select_from(OutboxMail).where(
+            OutboxMail.status.in_((OutboxStatus.QUEUED, OutboxStatus.SENDING)))).scalar_one()
