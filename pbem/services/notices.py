@@ -200,12 +200,15 @@ class Mailer:
             happened.pop()  # the first line says it already
         shown, below = self._fit(happened, _count([wrap(line) for line in note]))
         names = [p.name for p in sorted(info.players, key=lambda p: p.seat)]
+        view = state.view(seat)
         context = {
             "preview": preview, "happened": shown, "below": below, "earlier": len(below),
             "note": [wrap(line) for line in note],
             "decision": decision, "waiting": "" if decision else self._waiting(seat), "secret": player.secret,
             "over": state.is_terminal(),
-            "board": render.board(info.kind, state.view(seat), players=names).rstrip(), "extra": list(extra),
+            "board": render.board(info.kind, view, players=names).rstrip(), "extra": list(extra),
+            # what the HTML part draws its own board from (the text board above is for the text part)
+            "kind": info.kind, "view": view, "players": names, "reader": seat,
         }
         subject = game_subject(info)
         text, html = render_notice(subject, context)
