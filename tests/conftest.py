@@ -31,6 +31,7 @@ import pytest
 import sqlalchemy as sa
 
 from pbem.store.db import make_engine, upgrade
+from pbem.testing.browser import Browser, browser_missing  # Selenium itself loads when a Browser starts
 from pbem.testing.mailservers import Dovecot, Mailboxes, SmtpToLmtp, dovecot_available
 
 PG_ADMIN_URL = os.environ.get("PBEM_TEST_PG_ADMIN", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
@@ -218,3 +219,18 @@ def mailboxes(request: pytest.FixtureRequest, dovecot: Dovecot) -> Iterator[Mail
     if smtp is not None:
         smtp.reset()
     dovecot.empty_mailboxes()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """One headless Chromium for the whole run (``pbem.testing.browser``): ``browser.open(html, width=390)``.
+    Without chromium and chromedriver (Debian: chromium, chromium-driver; ``.ci/run`` installs them) the
+    tests using it fail under CI=true and are skipped elsewhere."""
+    message = browser_missing()
+    if message is not None:
+        if IN_CI:
+            pytest.fail(f"Chromium is required in CI: {message}")
+        pytest.skip(message)
+    with Browser() as started:
+        print(f"Chromium started in {started.startup_seconds:.2f} s")
+        yield started
