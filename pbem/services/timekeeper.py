@@ -241,6 +241,9 @@ class Timekeeper:
     # ------------------------------------------------------------------ 5. reminders and digests
 
     def _reminders(self, now: datetime, report: TimekeeperReport) -> None:
+        if not self._due(DecisionClock.expired_at.is_(None), DecisionClock.reminded_at.is_(None),
+                         DecisionClock.remind_at <= now):
+            return  # the usual pass: nothing to remind, so the other waiting clocks need not be read
         waiting = self._due(DecisionClock.expired_at.is_(None))
         with UnitOfWork(self.games.engine) as uow:
             emails = {(seat.game_id, seat.seat): seat.email for seat in uow.session.exec(
