@@ -11,6 +11,7 @@ and does no I/O besides loading templates.
 
 from __future__ import annotations
 
+import json
 import re
 import textwrap
 from collections.abc import Callable, Iterable, Mapping
@@ -50,6 +51,7 @@ def render_board(view: dict[str, Any], *, players: list[str], hands: Mapping[int
     names = owner_names(players[: view["players"]], robot=view["players"] == 2)
     frames = {frame["kind"]: frame for frame in view["frames"]}  # the top frame of each kind
     context = {
+        "city_map": city_map(view, names),
         "v": view,
         "names": names,
         "hands": None if hands is None else {int(seat): hand for seat, hand in hands.items()},
@@ -60,7 +62,6 @@ def render_board(view: dict[str, Any], *, players: list[str], hands: Mapping[int
         "district_codes": board.district_codes,
         "markers_each": board.markers_per_commissioner,
         "building_stops": board.building_stops,
-        "map_rows": map_rows(board),
         "supply_lines": supply_lines(board, view["supply_row"]),
         "special_after": [after_sets for after_sets, _, _ in board.special_scorings],
         "turn": frames.get("turn"),
@@ -74,6 +75,31 @@ def render_board(view: dict[str, Any], *, players: list[str], hands: Mapping[int
     while lines and not lines[-1]:
         lines.pop()
     return "\n".join(lines) + "\n"
+
+
+# What the city map shows of a view: the same for every reader of a position, so a change mailed to four
+# players draws it once (a quarter of a game mail's rendering before).
+MAP_FIELDS = ("back_side", "districts", "commissioners", "markers", "stopped", "plots", "central_park", "cp_businesses")
+
+
+def city_map(view: Mapping[str, Any], names: list[str]) -> str:
+    """The map of ``view``'s city (districts, City Hall, Central Park, the lines between), as text."""
+    return _city_map(json.dumps([names, {field: view[field] for field in MAP_FIELDS}], sort_keys=True))
+
+
+@lru_cache(maxsize=16)
+def _city_map(shown: str) -> str:
+    names, fields = json.loads(shown)
+    board = load_board(fields["back_side"])
+    return _environment().get_template("fifth_avenue/map.txt.j2").render({
+        "v": fields,  # only these: a field the map used and MAP_FIELDS lacked would fail here, not go stale
+        "names": names,
+        "commissioners": board.commissioners,
+        "rings": {code: board.plots(code) for code in board.district_codes},
+        "markers_each": board.markers_per_commissioner,
+        "map_rows": map_rows(board),
+        "place_names": dict(board.place_names),
+    }).rstrip("\n")
 
 
 def render_moderator_board(state: Any, *, players: list[str]) -> str:

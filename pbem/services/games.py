@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-from sqlalchemy import Engine, update
+from sqlalchemy import Engine, bindparam, update
 from sqlmodel import Session, select
 
 from ..games import get_game
@@ -126,6 +126,12 @@ def _effective_commands(events: Iterable[Event | dict[str, Any]]) -> dict[int, l
 
 
 # --------------------------------------------------------------------------- the service
+
+
+# Every mail a game sends runs this: built once, and run without matching it against the session's objects
+# (told() sets the loaded players' told_seq itself).
+_TOLD = (update(Seat).where(Seat.game_id == bindparam("which_game"), Seat.seat.in_(bindparam("which_seats", expanding=True)))
+         .values(told_seq=bindparam("seq")))
 
 
 class GameService(GameReader):
@@ -501,8 +507,7 @@ class GameService(GameReader):
         """The players at ``seats`` were just mailed everything up to the game's newest event."""
         if not seats:
             return
-        s.exec(update(Seat).where(Seat.game_id == info.id, Seat.seat.in_(seats))  # type: ignore[call-overload]
-               .values(told_seq=info.last_seq))
+        s.connection().execute(_TOLD, {"which_game": info.id, "which_seats": sorted(seats), "seq": info.last_seq})
         for player in info.players:
             if player.seat in seats:
                 player.told_seq = info.last_seq
