@@ -20,8 +20,9 @@ process and notes when it accepted each mail.
   imapclient and sends as many mails of the same size with aiosmtplib (the
   answers pbem sent, readdressed), no game logic and no database; the ratio of
   the two throughputs.
-- CPU per mail: the worker's own CPU time (user + system, all its threads, from
-  /proc) over each burst, divided by the mails; the baseline client's likewise.
+- CPU per mail: the worker's own CPU time (user + system, all its threads and
+  its outbox process, from /proc) over each burst, divided by the mails; the
+  baseline client's likewise.
   Less noisy than the rates on a busy machine: other processes slow the clock,
   not the work.
 """
@@ -68,9 +69,13 @@ def player_mail(sender: str, game_id: int, command: str) -> bytes:
 
 
 def cpu_seconds(pid: int) -> float:
-    """User + system CPU of process ``pid`` so far (every thread), from /proc."""
+    """User + system CPU so far of process ``pid`` (every thread) and of the processes it started and that still
+    run (the worker's outbox process), from /proc."""
     fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    children = {int(child) for task in Path(f"/proc/{pid}/task").iterdir()
+                for child in (task / "children").read_text().split()}
+    return own + sum(cpu_seconds(child) for child in children)
 
 
 def percentile(values: list[float], q: float) -> float:

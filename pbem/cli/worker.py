@@ -27,6 +27,18 @@ def _mail_config(ctx: typer.Context) -> MailConfig:
     return context.config.mail  # type: ignore[return-value]
 
 
+_WRITING = threading.Lock()  # a relay thread may log too: whole lines, never two run together
+
+
+def log_line(line: str) -> None:
+    """The worker's log: one line with the time. A plain write, not the console's: a rich print costs about a
+    millisecond, and a line is written for every mail (bench/mail.py). Module-level: the outbox process gets
+    it by name."""
+    with _WRITING:
+        sys.stdout.write(f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M:%S} {line}\n")
+        sys.stdout.flush()
+
+
 def worker(
     ctx: typer.Context,
     once: bool = typer.Option(False, "--once", help="Do one pass (read the mailbox, answer, send the outbox) and exit."),
@@ -51,14 +63,7 @@ def worker(
     mail = _mail_config(ctx)
     engine = context.engine()
 
-    writing = threading.Lock()  # the outbox thread logs too: whole lines, never two run together
-
-    def log(line: str) -> None:
-        # A plain write, not the console's: a line a mail costs a rich print a millisecond (bench/mail.py).
-        with writing:
-            sys.stdout.write(f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M:%S} {line}\n")
-            sys.stdout.flush()
-
+    log = log_line
     runner = MailWorker(engine, mail, log=log, mail_domain=context.config.mail_domain)
     if once:
         try:

@@ -9,7 +9,8 @@ our own) is recorded and never answered, so no mail loop can start. A mail the
 code fails on is recorded as an error and set aside for the moderator; the
 pass goes on. After the mail, the deadlines get their turn (``Timekeeper``:
 reminders, timeouts, late notices). The long-running worker sends the outbox
-from a thread of its own (``OutboxRelay``) while it reads the next mail.
+from a process of its own (``OutboxProcess``) while it reads the next mail;
+a ``--once`` pass sends it itself, after each mail.
 """
 
 from __future__ import annotations
@@ -33,14 +34,15 @@ from ..mail.text import read_message
 from ..words import plural
 from ..store.db import DatabaseUnavailable, is_transient
 from ..store.models import InboundMail, OutboxMail, utcnow
+from ..store.uow import reading
 from . import notices
 from .claims import Instance, MailClaims
 from .games import GameService
 from .heartbeat import FOREVER, ONCE, ONCE_EVERY, Heartbeat
 from .ledger import MailLedger, error_summary
 from .mail_commands import MailCommands
-from .outbox import OutboxService
 from .refusals import RefusalDigest
+from .outbox_process import OutboxProcess, shareable, tell_moderator_of_failures
 from .relay import OutboxRelay, merge
 from .screening import RATE_LIMIT, why_ignored
 from .timekeeper import Timekeeper
@@ -80,7 +82,9 @@ class MailWorker:
         self.claims = MailClaims(engine, self.instance, clock=clock)
         self.heartbeat = Heartbeat(engine, self.instance, clock=clock, log=log)  # what `pbem status` reads
         self.relay = OutboxRelay(engine, mail, clock=clock, log=log, interval=mail.poll_interval,
-                                 failed=self._tell_moderator_of_failures, owner=str(self.instance))
+                                 failed=lambda ids: tell_moderator_of_failures(engine, mail, self.ledger, clock, ids),
+                                 owner=str(self.instance))
+        self.sender: OutboxProcess | OutboxRelay | None = None  # what sends while run_forever() reads
         self.refusals = RefusalDigest(self.ledger, moderator=mail.moderator)
         self.timekeeper = Timekeeper(self.games, moderator=mail.moderator,
                                      outage_gap=timedelta(seconds=mail.outage_gap), log=log)
@@ -106,14 +110,20 @@ class MailWorker:
         """Serve the mailbox until ``stop()``: IDLE between passes (renewed every few minutes), reconnecting
         with backoff when the server or the connection fails. The current mail is always finished.
 
-        The outbox relay's thread sends meanwhile: what a mail caused goes out while the next one is read."""
+        The outbox relay's process sends meanwhile: what a mail caused goes out while the next one is read
+        (a thread of this process instead, for a database no other process can open). ``log`` must then be
+        a module-level function: the process gets it by name."""
         self.heartbeat.start(FOREVER, min(self.mail.poll_interval, renew))
-        self.relay.start()
+        self.sender = OutboxProcess(self.engine, self.mail, owner=str(self.instance), mail_domain=self.games.mail_domain,
+                                    log=self.log, interval=self.mail.poll_interval) \
+            if shareable(self.engine) else self.relay
+        self.sender.start()
         try:
             self._serve(stop, renew)
         finally:
-            self.relay.stop()
-            self._log_sent(self.relay.take_report())
+            self.sender.stop()
+            self._log_sent(self.sender.take_report())
+            self.sender = None
             self.heartbeat.beat(stopped=True)
 
     def _serve(self, stop: Callable[[], bool], renew: float) -> None:
@@ -127,8 +137,8 @@ class MailWorker:
                         report = PassReport()
                         self.read_inbox(inbox, report, stop)
                         if self.keep_time():
-                            self.relay.wake()
-                        self._log_sent(self.relay.take_report())
+                            self.sender.wake()  # type: ignore[union-attr]  # set by run_forever()
+                        self._log_sent(self.sender.take_report())  # type: ignore[union-attr]
                         self.heartbeat.beat()
                         if report.processed:
                             continue  # mail that came during the pass was announced then, not to the IDLE to come
@@ -153,19 +163,6 @@ class MailWorker:
         for line in said:
             self.log(line)
         return bool(said)
-
-    def _tell_moderator_of_failures(self, failed: list[int]) -> None:
-        """Mails that could not be sent, ever: the moderator is told (unless it was a mail to the moderator)."""
-        if not self.mail.moderator or not failed:
-            return
-        outbox = OutboxService(self.engine)
-        lost = [m for m in map(outbox.show, failed) if m.recipient != self.mail.moderator]
-        if lost:
-            self.ledger.queue_mail(None, "", "", also=[notices.to_moderator(
-                self.mail.moderator, f"{plural(len(lost), 'mail')} could not be sent",
-                [f"#{m.id} to {m.recipient}: {m.subject} -- {m.last_error}" for m in lost]
-                + ["", "pbem outbox list --status failed shows them; pbem outbox retry queues them again."],
-                self.ledger.new_message_id, self.clock())])
 
     def _log_sent(self, sent: SendReport) -> None:
         if sent.sent or sent.failed:
@@ -230,8 +227,8 @@ class MailWorker:
             report.processed.append((uid, who, outcome))
         committed.setdefault(folder, []).append(uid)
         self.log(f"mail {uid} from {who or '(no sender)'}: {outcome}")
-        if self.relay.running:
-            self.relay.wake()  # its thread sends the answers while we read the next mail
+        if self.sender is not None:
+            self.sender.wake()  # it sends the answers while we read the next mail
         else:
             merge(report.sent, self.relay.send_now())  # answer this mail before reading the next
 
@@ -266,6 +263,11 @@ class MailWorker:
 
     def _process(self, msg: EmailMessage, raw: bytes, key: str, who: str, mailbox: str, uidvalidity: int,
                  uid: int) -> tuple[str, str, str]:
+        with reading(self.engine):  # the lookups before the mail's one write share a transaction
+            return self._process_read(msg, raw, key, who, mailbox, uidvalidity, uid)
+
+    def _process_read(self, msg: EmailMessage, raw: bytes, key: str, who: str, mailbox: str, uidvalidity: int,
+                      uid: int) -> tuple[str, str, str]:
         recorded = self.ledger.outcome(key)
         if recorded is not None:  # a second copy, or the worker stopped between the commit and the move
             return self.folder_for(recorded), who, "already processed"

@@ -138,30 +138,37 @@ def is_damage(exc: BaseException) -> bool:
             and any(text in str(exc.orig).lower() for text in ("malformed", "not a database")))
 
 
-def make_engine(url: str, *, create_folder: bool = True) -> Engine:
-    """An engine for ``url``; for a SQLite file, its folder is created unless ``create_folder`` is false."""
+def make_engine(url: str, *, create_folder: bool = True, flushed: bool = True) -> Engine:
+    """An engine for ``url``; for a SQLite file, its folder is created unless ``create_folder`` is false.
+
+    ``flushed=False``: a commit returns before it is on disk (SQLite: synchronous=NORMAL; PostgreSQL:
+    synchronous_commit off). A crash of pbem loses nothing; a power cut may lose the last commits. For the
+    outbox sender only: a lost 'sent' mark sends a mail again (as a crash between the SMTP server's answer and
+    the mark does), while each fsync cost about as much CPU as sending the mail (bench/mail.py)."""
     url = normalise_url(url)
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if create_folder and parsed.database and parsed.database != ":memory:":
             Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"timeout": 60})
-        _sqlite_transactions(engine)
+        _sqlite_transactions(engine, "FULL" if flushed else "NORMAL")
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    if flushed:
+        return create_engine(url, pool_pre_ping=True)
+    return create_engine(url, pool_pre_ping=True, connect_args={"options": "-c synchronous_commit=off"})
 
 
-def _sqlite_transactions(engine: Engine) -> None:
+def _sqlite_transactions(engine: Engine, synchronous: str) -> None:
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves, below
         dbapi_connection.execute("PRAGMA foreign_keys=ON")
         dbapi_connection.execute("PRAGMA busy_timeout=60000")
         # Write-ahead log: one fsync per commit instead of the rollback journal's several, and the moderator's
-        # CLI reads while the worker writes. synchronous stays FULL: a commit survives a power cut, which
-        # matters because a mail leaves the inbox right after its commit.
+        # CLI reads while the worker writes. synchronous stays FULL (but for the outbox sender's engine): a
+        # commit survives a power cut, which matters because a mail leaves the inbox right after its commit.
         dbapi_connection.execute("PRAGMA journal_mode=WAL")
-        dbapi_connection.execute("PRAGMA synchronous=FULL")
+        dbapi_connection.execute(f"PRAGMA synchronous={synchronous}")
 
     @event.listens_for(engine, "begin")
     def _begin(connection) -> None:  # type: ignore[no-untyped-def]

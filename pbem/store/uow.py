@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from types import TracebackType
 
 from sqlalchemy import Engine, text
@@ -17,18 +20,31 @@ class UnitOfWork:
     """``with UnitOfWork(engine, write=True) as uow: ...; uow.commit()``.
 
     Leaving the block without ``commit()`` rolls everything back, so a failure
-    anywhere changes nothing.
+    anywhere changes nothing. Inside ``reading(engine)``, units of work that only
+    read share the block's one transaction until the first write begins.
     """
 
     def __init__(self, engine: Engine, *, write: bool = False) -> None:
+        self.write = write
+        self.database = engine
         self.engine = engine.execution_options(pbem_write=True) if write else engine
         self.session: Session
+        self._shared = False
 
     def __enter__(self) -> "UnitOfWork":
+        scope = _READING.get()
+        if scope is not None and scope.engine is self.database:
+            if not self.write and scope.uow is not None:
+                self.session, self._shared = scope.uow.session, True
+                return self
+            if self.write:
+                scope.end()  # what comes after a write reads what it wrote: in a transaction of its own
         self.session = Session(self.engine, expire_on_commit=False)
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if self._shared:
+            return
         self.session.rollback()
         self.session.close()
 
@@ -47,3 +63,31 @@ class UnitOfWork:
     def lock_game(self, game_id: int) -> Game | None:
         """The game row, locked until the end of the transaction (PostgreSQL: FOR UPDATE)."""
         return self.session.exec(select(Game).where(Game.id == game_id).with_for_update()).first()
+
+
+class _ReadScope:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.uow: UnitOfWork | None = UnitOfWork(engine).__enter__()
+
+    def end(self) -> None:
+        uow, self.uow = self.uow, None
+        if uow is not None:
+            uow.__exit__(None, None, None)
+
+
+_READING: ContextVar[_ReadScope | None] = ContextVar("pbem_reading", default=None)
+
+
+@contextmanager
+def reading(engine: Engine) -> Iterator[None]:
+    """The reads of the block share one transaction (a mail's half a dozen lookups before it changes a game
+    cost a transaction each otherwise), up to its first write: a write and what follows it run as they would
+    outside the block. Per thread: another thread's units of work are their own."""
+    scope = _ReadScope(engine)
+    token = _READING.set(scope)
+    try:
+        yield
+    finally:
+        _READING.reset(token)
+        scope.end()
