@@ -1,0 +1,50 @@
+"""Pictures of the board for the HTML part of a mail: PNG bytes drawn with Pillow from a view.
+
+``board_picture(kind, view, players=...)`` draws what ``State.view(seat)``
+shows of the board (never a hand: the view's hand is ignored) as PNG bytes, at
+most ``MAX_WIDTH`` pixels wide and, for every position of a real game, well
+under ``MAX_BYTES``; ``board_alt(kind, view, players=...)`` says what it shows
+in a sentence, for the image's alt text. Each finds the game's own drawing by
+its engine name, like ``pbem.render.board``. Both are pure: view in, bytes (or
+words) out, no I/O; the same view gives the same bytes. The colors are in
+``palette`` (for the HTML part to reuse).
+
+Fifth Avenue's picture is the same for every seat of a position (the board is
+public); Manhattan's is drawn from the reader's side of the table
+(``view["viewer"]``; the public view from the south side).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import fifth_avenue, manhattan
+
+MAX_WIDTH = 700
+MAX_BYTES = 80 * 1024
+MEDIA_TYPE = "image/png"
+
+_PICTURES: dict[str, Callable[..., bytes]] = {"fifth-avenue": fifth_avenue.draw, "manhattan": manhattan.draw}
+_ALTS: dict[str, Callable[..., str]] = {"fifth-avenue": fifth_avenue.alt_text, "manhattan": manhattan.alt_text}
+
+
+def board_picture(kind: str, view: dict[str, Any], *, players: list[str]) -> bytes:
+    """The board of ``view`` as PNG bytes; ``players`` are the display names by seat."""
+    draw = _PICTURES[kind]
+    _check_names(view, players)
+    return draw(view, players=players)
+
+
+def board_alt(kind: str, view: dict[str, Any], *, players: list[str]) -> str:
+    """A short description of the picture in words, for its alt text."""
+    describe = _ALTS[kind]
+    _check_names(view, players)
+    return describe(view, players=players)
+
+
+def _check_names(view: dict[str, Any], players: list[str]) -> None:
+    if len(players) < view["players"]:
+        raise ValueError(f"{view['players']} players in the game but {len(players)} names given")
+
+
+__all__ = ["MAX_BYTES", "MAX_WIDTH", "MEDIA_TYPE", "board_alt", "board_picture"]

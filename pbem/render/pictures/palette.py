@@ -1,0 +1,144 @@
+"""The named colors of the board pictures, as hex strings with readable names.
+
+One place for every color a picture fills with, so that the HTML part of a mail
+can show the very same colors (a player's name on a swatch of their color, a
+plot's color in a table): ``PLOT_COLORS`` (Fifth Avenue's five plot colors and
+the back side's sixth plot), ``PLAYER_COLORS`` (the players' colors of both
+games), ``COMMISSIONER_COLORS`` (Fifth Avenue's two commissioners and their
+markers) and the colors of the board itself (``BOARD_COLORS``: paper, streets,
+City Hall, Central Park, ...). ``fifth_avenue_owner`` gives an owner number's
+color (the board's ``player_colors`` in order: the 2-player robot, owner 2, is
+blue); ``manhattan_color`` a Manhattan color's (the game's colors are named
+after them). Every ``Color`` knows its ``ink``: black or white, whichever reads
+better written on it.
+
+Every channel of every color here is a multiple of 4: Pillow maps a picture's
+pixels to its palette through a cache of 4 x 4 x 4 blocks of colors, each block
+taking the palette entry nearest its first color, so a named color stays
+exactly itself only if it is that first color (``canvas.Canvas.png``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from pbem.games.fifth_avenue.board import load_board as _fifth_avenue_board
+
+
+@dataclass(frozen=True)
+class Color:
+    name: str  # readable: "orange", "dark gray"
+    hex: str  # "#F08830"
+
+    @property
+    def rgb(self) -> tuple[int, int, int]:
+        value = self.hex.lstrip("#")
+        return int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16)
+
+    @property
+    def luminance(self) -> float:
+        """Relative luminance (WCAG), 0 black to 1 white."""
+
+        def channel(c: int) -> float:
+            c = c / 255
+            return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+        r, g, b = (channel(c) for c in self.rgb)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    @property
+    def ink(self) -> Color:
+        """The text color that reads best on this color: black or white, by the WCAG contrast ratio."""
+        on_black = (self.luminance + 0.05) / 0.05
+        on_white = 1.05 / (self.luminance + 0.05)
+        return INK if on_black >= on_white else PAPER_WHITE
+
+
+INK = Color("black", "#202020")
+PAPER_WHITE = Color("white", "#FCFCFC")
+
+# Fifth Avenue's plots, in the board's order, and the back side's sixth plot.
+PLOT_COLORS: dict[str, Color] = {
+    "orange": Color("orange", "#F08830"),
+    "green": Color("green", "#8CC050"),
+    "brown": Color("brown", "#9C6C44"),
+    "violet": Color("violet", "#9870CC"),
+    "gray": Color("gray", "#A8ACB0"),
+    "center": Color("center (sixth plot)", "#F4E8D0"),
+}
+
+# The players' colors of both games: Fifth Avenue's red, yellow, blue and green (by owner number), Manhattan's
+# blue, red, green and black. The player's green is darker than the plots' green.
+PLAYER_COLORS: dict[str, Color] = {
+    "red": Color("red", "#D8283C"),
+    "yellow": Color("yellow", "#F8C814"),
+    "blue": Color("blue", "#2864C8"),
+    "green": Color("green", "#147838"),
+    "black": Color("black", "#282828"),
+}
+
+COMMISSIONER_COLORS: dict[str, Color] = {
+    "white": Color("white", "#FCFCFC"),
+    "beige": Color("beige", "#D8B880"),
+}
+
+BOARD_COLORS: dict[str, Color] = {
+    "paper": Color("paper", "#F8F0E8"),
+    "district": Color("district", "#FCFCF8"),
+    "street": Color("street", "#D0C8B8"),
+    "line": Color("line", "#6C685C"),
+    "text": Color("text", "#2C2824"),
+    "faint": Color("faint text", "#787468"),
+    "city hall": Color("City Hall", "#E4D8C4"),
+    "central park": Color("Central Park", "#B8DCA0"),
+    "park edge": Color("park edge", "#609848"),
+    "stopped": Color("building stop", "#706864"),
+    "stop sign": Color("stop sign", "#C82828"),
+    "empty site": Color("empty site", "#E8E4D8"),
+    "city": Color("city", "#FCFCFC"),
+    "business": Color("business", "#FCFCFC"),
+    "tallest": Color("tallest tower", "#F0B800"),
+}
+
+BUSINESS_LETTERS = {"boutique": "B", "jeweler": "J", "gallery": "G", "perfume": "P"}
+
+
+def fifth_avenue_owner(owner: int) -> Color:
+    """The color of a Fifth Avenue owner number (a seat; the 2-player robot is owner 2)."""
+    names = _fifth_avenue_board().player_colors
+    return PLAYER_COLORS[names[owner % len(names)]]
+
+
+def fifth_avenue_owner_colors(owners: int) -> list[Color]:
+    return [fifth_avenue_owner(owner) for owner in range(owners)]
+
+
+def manhattan_color(name: str) -> Color:
+    """The color of a Manhattan color (blue, red, green, black)."""
+    return PLAYER_COLORS[name]
+
+
+@cache
+def all_colors() -> tuple[tuple[int, int, int], ...]:
+    """Every named color once, as RGB: the picture's palette keeps them exact."""
+    seen: dict[tuple[int, int, int], None] = {}
+    for group in (PLOT_COLORS, PLAYER_COLORS, COMMISSIONER_COLORS, BOARD_COLORS):
+        for color in group.values():
+            seen[color.rgb] = None
+            seen[color.ink.rgb] = None
+    return tuple(seen)
+
+
+__all__ = [
+    "BOARD_COLORS",
+    "BUSINESS_LETTERS",
+    "COMMISSIONER_COLORS",
+    "Color",
+    "PLAYER_COLORS",
+    "PLOT_COLORS",
+    "all_colors",
+    "fifth_avenue_owner",
+    "fifth_avenue_owner_colors",
+    "manhattan_color",
+]
