@@ -1,36 +1,170 @@
-"""Game mails from templates: the text part and the HTML part built from it."""
+"""Game mails from templates: the text part, and an HTML part that renders the same content for phones and webmail.
+
+The text part (``templates/mail/notice.txt.j2``) is for terminal clients and quoting: 72 columns, the board
+drawn in monospace. The HTML part (``templates/mail/notice.html.j2``) says the same things in the same order,
+with headings, the decision in bold, the commands one to a line, and the board drawn from the reader's own
+view (``render.html``) in tables and colours; it fits a 390 px wide phone without images, scripts or external
+CSS. Its style sheet (``templates/mail/style.css``) is inlined into style attributes by css-inline, since most
+mail clients drop <style> blocks; only the @media rules stay in one.
+
+``html_part(subject, text)`` is the HTML part of a mail that has only text (plain mails, digests): its
+paragraphs as paragraphs, drawn blocks in a <pre> that wraps rather than grow wider than the screen.
+"""
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
-import jinja2
+import css_inline
 
-from .text import TEMPLATE_DIR, _environment
+from .html import html_environment, render_board_html
+from .text import _environment
+
+EXAMPLE = "For example: "
 
 
 @lru_cache(maxsize=None)
-def _html_environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
-        autoescape=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        undefined=jinja2.StrictUndefined,
-    )
+def _inliner() -> css_inline.CSSInliner:
+    # No remote style sheets: the HTML part is self-contained and rendering never touches the network.
+    return css_inline.CSSInliner(keep_at_rules=True, load_remote_stylesheets=False, minify_css=True)
+
+
+# The classes the @media rules of templates/mail/style.css still use, and "commands", which names the list of
+# commands for readers of the HTML (and tests). Every other class is dropped once its rules are inlined.
+KEPT_CLASSES = frozenset({"wrap", "place", "commands"})
+
+
+def inline_css(html: str) -> str:
+    """``html`` with its <style> rules moved into style attributes (the @media rules stay in a <style>), and
+    the classes nothing uses any more dropped (a fifth of a board's bytes)."""
+    return _CLASS.sub(_kept_classes, _inliner().inline(html))
+
+
+_CLASS = re.compile(r' class="([^"<>]*)"')
+
+
+def _kept_classes(match: re.Match[str]) -> str:
+    kept = [name for name in match.group(1).split() if name in KEPT_CLASSES]
+    return f' class="{" ".join(kept)}"' if kept else ""
 
 
 def render_notice(subject: str, context: dict[str, Any]) -> tuple[str, str]:
-    """(text, html) of a game mail."""
+    """(text, html) of a game mail. ``context`` is ``services.notices.Mailer.mail``'s: the HTML part draws its
+    board from ``kind``, ``view`` and ``players``; without them it falls back to ``html_part`` of the text."""
     text = _environment().get_template("mail/notice.txt.j2").render(context)
     lines = [line.rstrip() for line in text.splitlines()]
     while lines and not lines[-1]:
         lines.pop()
     text = "\n".join(lines) + "\n"
-    return text, html_part(subject, text)
+    if not all(key in context for key in ("kind", "view", "players")):
+        return text, html_part(subject, text)
+    return text, notice_html(subject, context)
+
+
+def notice_html(subject: str, context: dict[str, Any]) -> str:
+    """The HTML part of a game mail from the same context as its text part."""
+    decision = context.get("decision")
+    board = render_board_html(context["kind"], context["view"], players=context["players"])
+    html = html_environment().get_template("mail/notice.html.j2").render(
+        subject=subject,
+        preview=context["preview"],
+        happened=[_item(block) for block in context.get("happened") or []],
+        below=[_item(block) for block in context.get("below") or []],
+        earlier=context.get("earlier", 0),
+        note=[_unwrap(paragraph) for paragraph in context.get("note") or []],
+        decision=_decision(decision) if decision else None,
+        waiting=_unwrap(context.get("waiting") or ""),
+        over=context.get("over", False),
+        board=board,
+        picture=context.get("picture"),
+        extra=_guide(context.get("extra") or []),
+        secret=context.get("secret") or "",
+    )
+    return inline_css(html)
+
+
+# =========================================================================== the text's pieces, unwrapped
+
+
+def _unwrap(text: str) -> str:
+    """A paragraph filled to 72 columns, as one line again (HTML fills it to the screen)."""
+    return " ".join(text.split())
+
+
+def _item(block: list[str]) -> dict[str, Any]:
+    """One thing that happened, as ``services.notices`` wraps it ("* headline", then "  - detail" each), as
+    {headline, details}."""
+    head, *details = block
+    return {"headline": _unwrap(head.strip().removeprefix("* ")),
+            "details": [_unwrap(d.strip().removeprefix("- ")) for d in details]}
+
+
+def _decision(decision: dict[str, Any]) -> dict[str, Any]:
+    """The decision's sentence in bold, its example (the command after "For example: ") as a command."""
+    sentence = _unwrap(decision["sentence"])
+    example = ""
+    if EXAMPLE in sentence:
+        sentence, example = (part.strip() for part in sentence.rsplit(EXAMPLE, 1))
+    return {"number": decision["number"], "text": sentence, "example": example,
+            "notes": [_unwrap(n) for n in decision.get("notes", [])], "shapes": list(decision["shapes"])}
+
+
+_GUIDE_ROW = re.compile(r"^  (\S.*?) {2,}(\S.*)$")
+
+
+def _guide(lines: list[str]) -> list[dict[str, Any]]:
+    """The short help of a game's first mail (``help_text.first_mail_help``): rows "  EXAMPLE  summary" become
+    a command and its words; a row's continuation ("    ...") joins it; other lines are paragraphs."""
+    result: list[dict[str, Any]] = []
+    for line in lines:
+        row = _GUIDE_ROW.match(line)
+        if line.startswith("    ") and result:
+            result[-1]["text"] += " " + line.strip()
+        elif row:
+            result.append({"command": row.group(1), "text": row.group(2)})
+        elif line.startswith("  "):
+            result.append({"command": "", "text": line.strip()})
+        else:
+            result.append({"text": line.strip()})
+    return result
+
+
+# =========================================================================== mails that are only text
+
+
+_RULE = re.compile(r"^={3,} (.+?) =+$")
+_DRAWN = re.compile(r"[+|]-|-[+|]|\|\s|\S {2,}\S")  # box borders, or columns lined up with spaces
 
 
 def html_part(subject: str, text: str) -> str:
-    """The HTML part of a mail whose text is ``text``: the same text, in monospace, and nothing more."""
-    return _html_environment().get_template("mail/notice.html.j2").render(subject=subject, text=text)
+    """The HTML part of a mail that is only text (a plain mail, a digest): each paragraph of ``text`` as a
+    paragraph, a "==== title ====" rule as a heading, lists as lines, and a drawn block (a board, a table) in
+    a <pre> that wraps its lines rather than grow wider than a phone."""
+    blocks: list[dict[str, Any]] = []
+    for paragraph in re.split(r"\n\s*\n", text.strip("\n")):
+        lines = paragraph.split("\n")
+        rule = _RULE.match(lines[0])
+        if rule:
+            blocks.append({"kind": "heading", "text": rule.group(1)})
+            lines = lines[1:]
+        if not lines:
+            continue
+        if any(_DRAWN.search(line) for line in lines):
+            blocks.append({"kind": "pre", "text": "\n".join(lines)})
+        elif len(lines) > 1 and any(re.match(r"^\s*[-*] ", line) for line in lines):
+            logical: list[str] = []
+            for line in lines:
+                if logical and not re.match(r"^\s*[-*] ", line) and line.startswith(" "):
+                    logical[-1] += " " + line.strip()
+                else:
+                    logical.append(line.strip())
+            blocks.append({"kind": "lines", "lines": logical})
+        else:
+            blocks.append({"kind": "paragraph", "text": _unwrap(" ".join(lines))})
+    html = html_environment().get_template("mail/plain.html.j2").render(subject=subject, blocks=blocks)
+    return inline_css(html)
+
+
+__all__ = ["html_part", "inline_css", "notice_html", "render_notice"]

@@ -1,19 +1,25 @@
 """The mails a game sends: golden files, hidden information, and decisions asked of the right player.
 
-Golden files under tests/data/mails/ hold every mail (subject, text part, HTML
-part) a scenario queues. With PBEM_UPDATE_GOLDEN=1 they are rewritten; review
-the diff before committing it.
+Golden files under tests/data/mails/ hold every mail (subject and text part) a
+scenario queues, and tests/data/mails/html/ the HTML part of a few of them. With
+PBEM_UPDATE_GOLDEN=1 they are rewritten; review the diff before committing it
+(open an .html file in a browser, at a phone's width too).
+
+The HTML part renders the same content as the text part (``same_content``): over
+every mail of complete games, the same command shapes and the same numbers in each
+section (scores, hands, bids, the board).
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from datetime import datetime, timezone
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from markupsafe import escape
 from sqlmodel import Session, select
 
 from pbem.games.fifth_avenue import new_game
@@ -67,24 +73,163 @@ class Table:
 
 
 def golden(name: str, mails: list[OutboxMail]) -> None:
-    """Every mail's subject and text; the HTML part in full for the first mail only.
-
-    The HTML part of every mail is the text part, escaped, in a <pre> block: checked here for all.
-    """
+    """Every mail's subject and text part; each mail's HTML part carries the same content (``same_content``)."""
     for m in mails:
-        assert str(escape(m.text_body)) in m.html_body
-        assert "<pre" in m.html_body
-    text = "".join(
-        f"=== to: {m.recipient}\nsubject: {m.subject}\n\n{m.text_body}\n"
-        + (f"--- html part\n{m.html_body}\n" if i == 0 else "")
-        for i, m in enumerate(mails)
-    )
-    path = GOLDEN / name
+        same_content(m.text_body, m.html_body)
+    text = "".join(f"=== to: {m.recipient}\nsubject: {m.subject}\n\n{m.text_body}\n" for m in mails)
+    _compare(GOLDEN / name, text)
+
+
+def golden_html(name: str, mail: OutboxMail) -> None:
+    """One mail's HTML part, as a file a browser opens: tests/data/mails/html/NAME."""
+    _compare(GOLDEN / "html" / name, mail.html_body)
+
+
+def _compare(path: Path, text: str) -> None:
     if os.environ.get("PBEM_UPDATE_GOLDEN"):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     assert path.exists(), f"{path} is missing: run with PBEM_UPDATE_GOLDEN=1"
     assert text == path.read_text()
+
+
+# --------------------------------------------------------------------------- the HTML part says what the text says
+
+
+class _Sections(HTMLParser):
+    """An HTML part's visible text by section (a heading h1-h4 starts one; the text before the first is
+    section ""), and the commands of its command list (<ul class="commands">, one <code> a command)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.sections: list[list[str]] = [["", ""]]
+        self.commands: list[str] = []
+        self.in_heading = False
+        self.skip = 0  # inside <style>, <title>
+        self.list_depth = 0  # inside the command list
+        self.code: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        classes = (dict(attrs).get("class") or "").split()
+        if tag in ("style", "title"):
+            self.skip += 1
+        elif tag in ("h1", "h2", "h3", "h4"):
+            self.sections.append(["", ""])
+            self.in_heading = True
+        elif tag == "ul" and ("commands" in classes or self.list_depth):
+            self.list_depth += 1
+        elif tag == "code" and self.list_depth:
+            self.code = []
+        elif tag in ("br", "p", "li", "tr", "td", "th", "div", "table"):
+            self._text(" ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("style", "title"):
+            self.skip -= 1
+        elif tag in ("h1", "h2", "h3", "h4"):
+            self.in_heading = False
+        elif tag == "ul" and self.list_depth:
+            self.list_depth -= 1
+        elif tag == "code" and self.code is not None:
+            self.commands.append(" ".join("".join(self.code).split()))
+            self.code = None
+        elif tag in ("p", "li", "td", "th", "div"):
+            self._text(" ")
+
+    def handle_data(self, data: str) -> None:
+        if not self.skip:
+            self._text(data)
+            if self.code is not None:
+                self.code.append(data)
+
+    def _text(self, data: str) -> None:
+        self.sections[-1][0 if self.in_heading else 1] += data
+
+
+def html_sections(html: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """[(heading, the section's text, heading included)], whitespace normalised; and the command shapes."""
+    parser = _Sections()
+    parser.feed(html)
+    parser.close()
+    sections = [(" ".join(head.split()), " ".join(f"{head} {body}".split())) for head, body in parser.sections]
+    return sections, parser.commands
+
+
+# (name, the text part's line that starts the section, the heading that starts the HTML part's). A text
+# section runs to the next section's line (the mail's own "since" sections to their blank line); an HTML
+# section to the next heading.
+SECTIONS = [
+    ("since", r"Since your last mail", "Since your last mail"),
+    ("earlier", r"Earlier since your last mail:", "Earlier since your last mail"),
+    ("header", r"Fifth Avenue -- ", "Fifth Avenue: "),
+    ("city", r"THE CITY:", "The city"),
+    ("supply row", r"SUPPLY ROW:", "Supply row"),
+    ("card stacks", r"CARD STACKS:", "Card stacks"),
+    ("players", r"PLAYERS ", "Players"),
+    ("auctions", r"AUCTIONS:", "Auctions"),
+    ("auction", r"AUCTION FOR ", "Auction for "),
+    ("building", r"BUILDING$", "Building"),
+    ("hand", r"Your hand:", "Your hand"),
+    ("final scoring", r"FINAL SCORING:", "Final scoring"),
+    ("send", r"WHAT YOU MAY SEND NOW", "What you may send now"),
+    ("header", r"Manhattan -- ", "Manhattan: "),
+    ("cities", r"THE CITIES:", "The cities"),
+    ("scoring", r"Scoring of round \d+:", "Scoring of round "),
+]
+# Sections whose numbers the HTML part has exactly as the text part (no more): the others add to them (what
+# happened is followed by the decision; the final scoring names each district by its code for every player).
+EXACT = {"header", "city", "supply row", "card stacks", "players", "auction", "hand", "cities", "scoring", "send"}
+STARTS = re.compile("|".join(f"(?:{start})" for _, start, _ in SECTIONS))
+
+
+def text_sections(text: str) -> list[tuple[str, str]]:
+    """The text part's sections [(name, text)], each text with its whitespace normalised."""
+    lines = text.split("\n")
+    found: list[tuple[str, str]] = []
+    for i, line in enumerate(lines):
+        for name, start, _ in SECTIONS:
+            if re.match(start, line):
+                end = i + 1
+                while end < len(lines) and not STARTS.match(lines[end]) and \
+                        not (name in ("since", "earlier") and not lines[end].strip()):
+                    end += 1
+                found.append((name, " ".join(" ".join(lines[i:end]).split())))
+                break
+    return found
+
+
+def numbers(text: str) -> Counter[str]:
+    return Counter(re.findall(r"\d+", text))
+
+
+def same_content(text: str, html: str) -> None:
+    """The HTML part of a game mail says what its text part says: every section of the text part (what
+    happened, the board's sections, the hand, the auction, the final scoring, the commands) has its section
+    in the HTML part, with every number of it (scores, hands, bids, supplies, heights...) as often, and no
+    more where the layouts allow counting (EXACT); the same command shapes, in the same order; the same example.
+    Fails with what differs."""
+    sections, commands = html_sections(html)
+    heading = {name: prefix for name, _, prefix in SECTIONS}
+    for name, part in text_sections(text):
+        matches = [body for head, body in sections if head.startswith(heading[name].strip())]
+        # the header's heading comes in two games' words: take the one that is there
+        if name == "header":
+            matches = [body for head, body in sections
+                       if head.startswith("Fifth Avenue: ") or head.startswith("Manhattan: ")]
+        assert matches, f"no section {heading[name]!r} in the HTML part for the text's {part[:80]!r}"
+        have = numbers(matches[0])
+        want = numbers(part)
+        missing = want - have
+        assert not missing, f"{name}: the HTML part lacks {dict(missing)}\ntext: {part[:600]}\nhtml: {matches[0][:600]}"
+        if name in EXACT:
+            extra = have - want
+            assert not extra, f"{name}: the HTML part has more {dict(extra)}\ntext: {part[:600]}\nhtml: {matches[0][:600]}"
+    if "Commands you may send now" in text:
+        assert commands == mailed_shapes(text), (commands, mailed_shapes(text))
+        example = mailed_example(text)
+        assert example in " ".join(section for _, section in sections), example
+    else:
+        assert not commands, commands
 
 
 @pytest.fixture
@@ -107,6 +252,7 @@ def test_golden_new_game(sqlite_engine) -> None:
     assert mails[0].headers["X-Pbem-Decision"] == "0" and "X-Pbem-Decision" not in mails[1].headers
     assert all(m.headers["From-Name"] == "Fifth Avenue #1 (pbem)" for m in mails)
     golden("new_game_3p.txt", mails)
+    golden_html("new_game_3p_ann.html", mails[0])  # asked to place, with the first mail's short help
 
 
 def _whole_turns(played: list[tuple[int, str, list[str]]]) -> dict[str, tuple[int, int]]:
@@ -184,6 +330,7 @@ def test_golden_auction_set_with_building_stop_and_central_park(sqlite_engine) -
     assert not re.search(r"\bplayer \d", previews)  # people by name: "Bob declared a building stop ..."
     assert not any(re.search(r"^\s*[-*] player \d", m.text_body, re.M) for m in mails)
     golden("auction_set_3p.txt", mails)
+    golden_html("auction_set_3p_first.html", mails[0])  # an auction opens: bid or pass
 
 
 def test_golden_robot_auction(sqlite_engine) -> None:
@@ -199,6 +346,7 @@ def test_golden_robot_auction(sqlite_engine) -> None:
         mails += table.new_mails()
     assert any("the robot drew black" in m.text_body for m in mails)
     golden("robot_auction_2p.txt", mails)
+    golden_html("robot_auction_2p.html", next(m for m in mails if "the robot drew black" in m.text_body))
 
 
 def test_golden_end_of_game(sqlite_engine) -> None:
@@ -213,6 +361,42 @@ def test_golden_end_of_game(sqlite_engine) -> None:
     assert len(mails) == 3 and all(m.text_body.startswith("Game over: ") for m in mails)  # the end: news for all
     assert all("FINAL SCORING" in m.text_body and m.decision is None for m in mails)
     golden("end_of_game_3p.txt", mails)
+    golden_html("end_of_game_3p_ann.html", mails[0])  # the final scoring
+
+
+@pytest.mark.parametrize("players, seed", [(3, 0), (2, 0)])
+def test_the_html_part_of_every_mail_of_a_complete_game_says_what_the_text_part_says(sqlite_engine, players,
+                                                                                       seed) -> None:
+    """Issue 17, point 4: over every mail of a whole game (the robot's with 2 players), the HTML part has the
+    text part's command shapes and example, and each section's numbers: scores, hands, bids, the board."""
+    table = Table(sqlite_engine, players, seed=seed)
+    mails = table.new_mails()
+    for seat, command, _ in random_commands(players, seed):
+        table.submit(seat, command)
+        mails += table.new_mails()
+    assert table.service.get(table.game).over
+    kinds = {name for m in mails for name, _ in text_sections(m.text_body)}
+    assert {"since", "city", "supply row", "card stacks", "players", "auction", "building", "hand", "send",
+            "final scoring"} <= kinds, kinds  # every section was compared somewhere
+    for mail in mails:
+        same_content(mail.text_body, mail.html_body)
+
+
+def test_the_comparison_of_the_parts_fails_when_the_html_part_drops_or_changes_something(sqlite_engine) -> None:
+    """same_content is no formality: without the supply row, with a score changed, a command left out, or
+    another hand shown, it fails."""
+    table = Table(sqlite_engine, 3, seed=0)
+    mail = table.new_mails()[0]
+    same_content(mail.text_body, mail.html_body)
+    no_supply_row = re.sub(r"<h3[^>]*>Supply row</h3>.*?(?=<h3)", "", mail.html_body, flags=re.S)
+    fewer_commands = re.sub(r"<li[^>]*><code[^>]*>place 52E.*?</li>", "", mail.html_body, flags=re.S)
+    score = re.compile(r"(<td[^>]*>Ann.*?</td>\s*<td[^>]*>)0(</td>)", re.S)
+    changed_score = score.sub(r"\g<1>7\g<2>", mail.html_body, count=1)
+    other_hand = re.sub(r"(>orange</span> )5", r"\g<1>6", mail.html_body, count=1)
+    for broken in (no_supply_row, fewer_commands, changed_score, other_hand):
+        assert broken != mail.html_body
+        with pytest.raises(AssertionError):
+            same_content(mail.text_body, broken)
 
 
 SHAPES = re.compile(r"^Commands you may send now \(<a\|b> means a or b\):\n((?:  .+\n)+)", re.M)
@@ -280,11 +464,11 @@ def test_complete_games_by_mail_ask_each_decision_of_the_right_player(database_u
             shown = re.findall(r"^Your hand: (.*(?:\n  .*)*)", mail.text_body, re.M)
             assert len(shown) == 1, mail.text_body[:200]
             assert " ".join(shown[0].split()).startswith(hand_text(state.hands[seat], state.board.plot_colors))
-            assert mail.html_body and "<pre" in mail.html_body
-            # every line fits 72 columns, and the HTML part is the text part (and the subject) in tags
+            # every line fits 72 columns, and the HTML part says what the text part says, the same hand included
             assert max(len(line) for line in mail.text_body.splitlines()) <= 72, mail.text_body[:200]
-            rest = mail.html_body.replace(str(escape(mail.text_body)), "").replace(str(escape(mail.subject)), "")
-            assert not re.sub(r"<[^>]*>", "", rest).strip(), mail.text_body[:200]
+            same_content(mail.text_body, mail.html_body)
+            hand = next(body for head, body in html_sections(mail.html_body)[0] if head == "Your hand")
+            assert hand_text(state.hands[seat], state.board.plot_colors) in hand, hand
             # one subject for the whole game; people by name in what happened
             assert mail.subject == subject
             assert not re.search(r"\bplayer \d", mail.text_body.split("\n\n", 1)[0]), mail.text_body[:200]

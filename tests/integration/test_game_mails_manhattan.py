@@ -2,9 +2,11 @@
 
 Golden files under tests/data/mails/ (PBEM_UPDATE_GOLDEN=1 rewrites them; review
 the diff): a new game, choosing parts, a building turn, the end of a round with
-its scoring, and a 2-player game with two colors a player. And complete random
-games through the service: every mail at most 72 columns, no other player's
-hand, every decision asked of the player who must make it.
+its scoring, and a 2-player game with two colors a player; the HTML part of a few
+under tests/data/mails/html/. And complete random games through the service:
+every mail at most 72 columns, no other player's hand, every decision asked of the
+player who must make it, and the HTML part of every mail saying what its text part
+says (the same commands, the same numbers: issue 17, point 4).
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_game_mails import NAMES, Table, golden, mailed_commands, sqlite_engine  # noqa: F401 - sqlite_engine is a fixture
+from test_game_mails import (NAMES, Table, golden, golden_html, html_sections, mailed_commands, same_content,  # noqa: F401
+                             sqlite_engine)  # sqlite_engine is a fixture
 
 from pbem.games.manhattan import hand_text
 from pbem.games.rng import Rng
@@ -39,6 +42,7 @@ def test_golden_new_manhattan_game(sqlite_engine) -> None:
     assert [m.decision for m in mails] == [0, None, None] and mails[0].headers["X-Pbem-Decision"] == "0"
     assert mails[0].text_body.startswith("Your turn: choose 4 building parts for round 1")
     golden("manhattan_new_game_3p.txt", mails)
+    golden_html("manhattan_new_game_3p_ann.html", mails[0])
 
 
 def test_golden_choosing_and_building(sqlite_engine) -> None:
@@ -74,6 +78,7 @@ def test_golden_end_of_a_round(sqlite_engine) -> None:
         flat = " ".join(m.text_body.split())
         assert re.search(r"round 1 scored \(.*\) \(Ann \+\d+, Bob \+\d+, Cy \+\d+, Dee \+\d+\)", flat), flat[:1500]
     golden("manhattan_round_scored_4p.txt", mails)
+    golden_html("manhattan_round_scored_4p_first.html", mails[0])  # the scoring, and the next round's choice
 
 
 def test_golden_two_players_two_colors(sqlite_engine) -> None:
@@ -81,7 +86,9 @@ def test_golden_two_players_two_colors(sqlite_engine) -> None:
     first = table.new_mails()
     info = table.service.get(table.game)
     table.submit(info.state.current_player(), info.state.legal_commands()[0])
-    golden("manhattan_two_players.txt", first + table.new_mails())
+    mails = first + table.new_mails()
+    golden("manhattan_two_players.txt", mails)
+    golden_html("manhattan_two_players_last.html", mails[-1])  # two colors a player
 
 
 @pytest.mark.parametrize("players, seed", [(2, 11), (3, 12), (4, 13)])
@@ -102,6 +109,11 @@ def test_complete_games_mail_the_right_player_and_nothing_hidden(sqlite_engine, 
             for other in range(players):
                 if other != seat:
                     assert f"{info.players[other].name}: cards" not in mail.text_body
+            # the HTML part: the same content (commands, numbers), the same hand
+            same_content(mail.text_body, mail.html_body)
+            hand = next(body for head, body in html_sections(mail.html_body)[0] if head == "Your hand")
+            assert hand.startswith("Your hand Cards " + (", ".join(map(str, info.state.view(seat)["hand"])) or "none")
+                                   + ". "), hand
         if info.over:
             break
         seat = info.state.current_player()

@@ -1,0 +1,204 @@
+"""HTML boards for the HTML part of the game mails: the same content as the text boards, for phones and webmail.
+
+The text part of a mail draws the board in 72 monospace columns (``render.text``, ``render.manhattan``); the
+HTML part draws the same position from the same view with headings, tables and colours, and reflows down to
+a phone's 390 CSS pixels: the Fifth Avenue districts in the commissioners' order as boxes that stand two a row
+on a wide screen and one a row on a narrow one, Manhattan's six cities as 3x3 grids seen from the reader's
+side. The words and the layout live in ``templates/fifth_avenue/board.html.j2`` and
+``templates/manhattan/board.html.j2``; this module prepares what they need, reusing the text renderers'
+helpers (names, the supply row's lines, the map's order, hands and bids, the last scoring) and supplies the
+colours. ``render.mail`` puts the board into the mail and inlines the CSS.
+
+``PALETTE`` holds every colour a board paints (plot, card, commissioner and player colours), each as a
+background and the text colour that reads on it, so a client that inverts colours for dark mode keeps every
+coloured cell readable; a colour's name is always written in or beside its swatch.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Mapping
+
+import jinja2
+from markupsafe import Markup, escape
+
+from pbem.games.fifth_avenue.board import load_board
+from pbem.games.manhattan.board import absolute_site
+from pbem.games.manhattan.board import load_board as load_manhattan_board
+
+from . import manhattan as manhattan_text
+from .text import TEMPLATE_DIR, _environment, bid_text, hand_parts, map_rows, owner_names, supply_lines
+
+# name -> (background, text on it). Fifth Avenue's plot and card colours, its commissioners and the sixth
+# plot of the back side; Manhattan's player colours (green and black are shared).
+PALETTE: dict[str, tuple[str, str]] = {
+    "orange": ("#f28c28", "#111"),
+    "green": ("#2e7d32", "#fff"),
+    "brown": ("#7b4a26", "#fff"),
+    "violet": ("#7e57c2", "#fff"),
+    "gray": ("#a7adb3", "#111"),
+    "black": ("#222", "#fff"),
+    "center": ("#efe6d2", "#111"),
+    "white": ("#fbfbfb", "#111"),
+    "beige": ("#e3cf9f", "#111"),
+    "blue": ("#1f63c6", "#fff"),
+    "red": ("#c62828", "#fff"),
+    "yellow": ("#f5d033", "#111"),
+}
+NEUTRAL = ("#e8e8e8", "#111")  # a colour pbem does not know (never on a real board)
+EMPTY_SITE = "background-color:rgba(127,127,127,.1)"  # a site nobody built on: a grey for light and dark alike
+
+
+# =========================================================================== entry point
+
+
+def render_board_html(kind: str, view: dict[str, Any], *, players: list[str]) -> Markup:
+    """The board of ``kind`` as an HTML fragment (styled by classes: ``render.mail`` inlines the CSS)."""
+    if kind == "fifth-avenue":
+        context, template = fifth_avenue_context(view, players), "fifth_avenue/board.html.j2"
+    elif kind == "manhattan":
+        context, template = manhattan_context(view, players), "manhattan/board.html.j2"
+    else:
+        raise ValueError(f"no HTML board for {kind!r}")
+    return Markup(html_environment().get_template(template).render(context))
+
+
+# =========================================================================== Fifth Avenue
+
+
+def fifth_avenue_context(view: dict[str, Any], players: list[str]) -> dict[str, Any]:
+    """What templates/fifth_avenue/board.html.j2 needs: as the text board's context (``text.render_board``),
+    with the places in the commissioners' order instead of the map's rows of boxes."""
+    if len(players) < view["players"]:
+        raise ValueError(f"{view['players']} players in the game but {len(players)} names given")
+    board = load_board(view["back_side"])
+    frames = {frame["kind"]: frame for frame in view["frames"]}
+    return {
+        "v": view,
+        "names": owner_names(players[: view["players"]], robot=view["players"] == 2),
+        "robot": view["players"] if view["players"] == 2 else None,
+        "colors": board.plot_colors,
+        "commissioners": board.commissioners,
+        "rings": {code: board.plots(code) for code in board.district_codes},
+        "district_codes": board.district_codes,
+        "places": [place["code"] for row in map_rows(board) for place in row["places"]],
+        "markers_each": board.markers_per_commissioner,
+        "building_stops": board.building_stops,
+        "supply_lines": supply_lines(board, view["supply_row"]),
+        "special_after": [after_sets for after_sets, _, _ in board.special_scorings],
+        "turn": frames.get("turn"),
+        "auctions": frames.get("auctions"),
+        "auction": frames.get("auction"),
+        "build": frames.get("build"),
+        "place_names": dict(board.place_names),
+    }
+
+
+def colored_parts(parts: list[str]) -> list[tuple[str, str]]:
+    """["orange 4 5", "black 6"] (``text.hand_parts``) -> [("orange", "4 5"), ("black", "6")]; "no cards"
+    stays a part without a colour: [("", "no cards")]."""
+    result = []
+    for part in parts:
+        color, _, cards = part.partition(" ")
+        result.append((color, cards) if color in PALETTE else ("", part))
+    return result
+
+
+def hand_colors(hand: Mapping[str, list[int]], colors: Any = ()) -> list[tuple[str, str]]:
+    """A hand as (colour, cards) pairs in the text board's order: [("orange", "4 5"), ("black", "4 4 6")]."""
+    return colored_parts(hand_parts(hand, colors))
+
+
+def bid_colors(bid: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """A bid on the table as (colour, cards) pairs, as ``text.bid_text`` writes it: gray 4 5 + black 6."""
+    return colored_parts(bid_text(bid).split(" + "))
+
+
+# =========================================================================== Manhattan
+
+
+def manhattan_context(view: dict[str, Any], players: list[str]) -> dict[str, Any]:
+    """What templates/manhattan/board.html.j2 needs: the cities as rows of sites seen from the reader's side
+    (numbered as the reader's cards), the players by colour, the hand as sites; the rest as the text board."""
+    board = load_manhattan_board()
+    viewer = view["viewer"]
+    side = view["side"][viewer] if viewer is not None else 0
+    names = owner_names(players[: view["players"]])
+    color_owner = {color: names[seat] for seat, colors in enumerate(view["colors"]) for color in colors}
+    cities = [{"code": code, "name": view["cities"][code]["name"], "rows": _city_rows(view["cities"][code], side)}
+              for code in board.city_codes]
+    hand = list(view.get("hand", []))
+    return {
+        "v": view, "names": names, "side": side, "side_name": board.side_names[side], "cities": cities,
+        "chosen": {color: manhattan_text._parts(counts) for color, counts in view["chosen"].items()},
+        "hand_sizes": ", ".join(f"{names[seat]} {count}" for seat, count in enumerate(view["hand_sizes"])),
+        "last_scoring": manhattan_text._last_scoring(view, names, color_owner, board, side),
+        "hand_rows": [[{"card": row * 3 + col + 1, "count": hand.count(row * 3 + col + 1)} for col in range(3)]
+                      for row in range(3)],
+    }
+
+
+def _city_rows(city: Mapping[str, Any], side: int) -> list[list[dict[str, Any]]]:
+    """A city's sites in three rows from ``side``, each numbered as that side's cards (1 far left, 9 near
+    right): the card, the owner (the colour on top), the height and the floors of each colour."""
+    rows = []
+    for row in range(3):
+        cells = []
+        for col in range(3):
+            card = row * 3 + col + 1
+            site = city["sites"][absolute_site(side, card) - 1]
+            cells.append({"card": card, "owner": site["owner"] if site["parts"] else None,
+                          "height": site["height"], "floors": manhattan_text._floors(site)})
+        rows.append(cells)
+    return rows
+
+
+# =========================================================================== filters
+
+
+def paint(name: str | None, empty: tuple[str, str] = NEUTRAL) -> str:
+    """The inline style of a swatch of colour ``name``: its background and the text colour that reads on it."""
+    background, text = PALETTE.get(name or "", empty)
+    return f"background-color:{background};color:{text}"
+
+
+def paint_site(owner: str | None) -> str:
+    """A Manhattan site's style: its owner's colour, or a translucent grey (and the page's text colour) when empty."""
+    return paint(owner) if owner else EMPTY_SITE
+
+
+def breakable(command: str) -> Markup:
+    """A command shape that may break after each "|" of its choices (<wbr>: nothing is added when copied), so
+    "<manhattan|sydney|...>" wraps on a phone instead of being cut inside a word."""
+    return escape(command).replace("|", Markup("|<wbr>"))
+
+
+def business_names(items: Any) -> str:
+    """Businesses in full, where the text board abbreviates them (``text.businesses``): "gallery, boutique"."""
+    return ", ".join(items)
+
+
+# =========================================================================== the environment
+
+
+@lru_cache(maxsize=None)
+def html_environment() -> jinja2.Environment:
+    """The text boards' environment, escaping HTML, with the HTML boards' own filters besides the text ones."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+        extensions=["jinja2.ext.do"],
+    )
+    text = _environment()
+    env.filters.update(text.filters)
+    env.globals.update(text.globals)
+    env.filters.update(breakable=breakable, paint=paint, paint_site=paint_site, businesses=business_names, hand_colors=hand_colors,
+                       bid_colors=bid_colors)
+    return env
+
+
+__all__ = ["PALETTE", "bid_colors", "fifth_avenue_context", "hand_colors", "html_environment",
+           "manhattan_context", "paint", "render_board_html"]
