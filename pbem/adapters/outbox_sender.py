@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 from email.charset import QP, Charset
 from email.header import Header
 from email.message import Message
+from email.mime.image import MIMEImage
 from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
 from email.utils import formataddr, formatdate
@@ -77,7 +78,9 @@ def _header_value(name: str, value: object) -> str | None:
 
 
 def build_message(mail: OutboxMail, sender: str, sender_name: str = "") -> Message:
-    """The mail as sent: a text part and, when there is one, the same board as HTML.
+    """The mail as sent: a text part and, when there is one, the same board as HTML, with the picture of the
+    board it shows (drawn here, from the mail's recipe: render.pictures.mail) beside it as a related part:
+    multipart/alternative [text/plain, multipart/related [text/html, image/png]], which every client reads.
 
     Built with the email package's compat32 classes, which do here what ``EmailMessage`` does at a third of
     the cost (measured in bench/mail.py): a worker builds one of these for every mail it sends. Raises
@@ -85,7 +88,8 @@ def build_message(mail: OutboxMail, sender: str, sender_name: str = "") -> Messa
     """
     if not is_address(mail.recipient):
         raise UnsendableMail(f"{mail.recipient!r} is not an address a mail can be sent to")
-    parts = [_text_part(mail.text_body, "plain")] + ([_text_part(mail.html_body, "html")] if mail.html_body else [])
+    html = [_with_picture(_text_part(mail.html_body, "html"), mail.picture)] if mail.html_body else []
+    parts = [_text_part(mail.text_body, "plain")] + html
     msg: Message = parts[0] if len(parts) == 1 else MIMEMultipart("alternative", _subparts=parts)
     # A name, so a client's list shows "Fifth Avenue #12 (pbem)" and not a cut address: the configured one, else
     # the one the mail was made with.
@@ -101,6 +105,18 @@ def build_message(mail: OutboxMail, sender: str, sender_name: str = "") -> Messa
                 msg[name] = kept
     msg["X-Pbem"] = "1"  # marks our own mail, so the worker never answers it
     return msg
+
+
+def _with_picture(html: Message, recipe: dict | None) -> Message:
+    if recipe is None:
+        return html
+    from ..render.pictures import mail as pictures  # Pillow loads where mails with pictures are sent
+
+    media, data = pictures.picture(recipe)
+    image = MIMEImage(data, media.split("/")[1])
+    image["Content-ID"] = f"<{pictures.content_id(recipe)}>"
+    image["Content-Disposition"] = "inline"
+    return MIMEMultipart("related", _subparts=[html, image])
 
 
 _UTF8 = Charset("utf-8")

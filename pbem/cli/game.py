@@ -353,17 +353,20 @@ app.command("abort")(_status_command("abort", "End a game for good without a win
 def game_set(
     ctx: typer.Context,
     game: int = typer.Argument(..., help="Game number."),
-    settings: list[str] = typer.Argument(..., help="KEY=VALUE: deadline=72h, bid-deadline=24h, reminder=75%, on-timeout=moderator|auto, mail=turns|all|digest."),
-    player: Optional[str] = typer.Option(None, "--player", help="mail= for this player only (default: the game's setting, for every player who made no choice)."),
+    settings: list[str] = typer.Argument(..., help="KEY=VALUE: deadline=72h, bid-deadline=24h, reminder=75%, on-timeout=moderator|auto, mail=turns|all|digest, pictures=on|off."),
+    player: Optional[str] = typer.Option(None, "--player", help="mail= and pictures= for this player only (default: the game's setting, for every player who made no choice)."),
     reason: str = REASON,
 ) -> None:
-    """Change a game's deadlines, or which mails its players get.
+    """Change a game's deadlines, which mails its players get, or whether the mails carry a picture of the board.
 
     Deadlines: the decision now due is timed anew from when it was asked; everybody is mailed.
 
     mail=turns (the default: a mail when a player must decide, answers, auction results they bid in, the
     moderator's changes, the end), mail=all (a mail whenever anything public happens) or mail=digest (one mail
     a day, plus the mails asking to decide). Players may choose for themselves by mail ('mail digest').
+
+    pictures=on (the default: every game mail carries a picture of the board in its HTML part) or pictures=off.
+    Players may choose for themselves by mail ('pictures off').
 
     Example:
 
@@ -372,6 +375,8 @@ def game_set(
         pbem game set 3 on-timeout=auto reminder=50% --reason "we play faster now"
 
         pbem game set 3 mail=all --player ann@example.org
+
+        pbem game set 3 pictures=off
     """
     from ..services.timing import Timing
 
@@ -379,15 +384,21 @@ def game_set(
     for item in settings:
         key, sep, value = item.partition("=")
         if not sep or not value:
-            fail(f"'{item}' is not KEY=VALUE; the keys are {', '.join(Timing.SETTINGS)}, mail")
+            fail(f"'{item}' is not KEY=VALUE; the keys are {', '.join(Timing.SETTINGS)}, mail, pictures")
         pairs[key] = value
     context = app_context(ctx)
-    mode = pairs.pop("mail", None)
-    if player and mode is None:
-        fail("--player goes with mail=...: deadlines are the same for every player")
+    mode, pictures = pairs.pop("mail", None), pairs.pop("pictures", None)
+    if player and mode is None and pictures is None:
+        fail("--player goes with mail=... or pictures=...: deadlines are the same for every player")
+    if player and pairs:
+        fail("deadlines are the same for every player: set them without --player")
+    whose = f" for {player}" if player else ""
     if mode is not None:
         mode = context.service().set_delivery(game, mode, player)
-        typer.echo(f"Game {game}: {'mail for ' + player if player else 'mail'} = {mode}.")
+        typer.echo(f"Game {game}: mail{whose} = {mode}.")
+    if pictures is not None:
+        pictures = context.service().set_pictures(game, pictures, player)
+        typer.echo(f"Game {game}: pictures{whose} = {pictures}.")
     if pairs:
         timing = context.service().set_timing(game, pairs, reason=reason)
         context.send_now(game)

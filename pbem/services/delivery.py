@@ -45,6 +45,17 @@ def mailed(mode: str, reasons: set[str]) -> bool:
     return bool(_MAILED.get(mode, _MAILED[DEFAULT]) & reasons)
 
 
+PICTURES = ("on", "off")  # whether a player's game mails carry a picture of the board (render.pictures)
+
+
+def checked_pictures(value: str) -> str:
+    """``value`` as a pictures setting ("on" or "off"; also yes/no, true/false), or ValueError saying which."""
+    setting = {"yes": "on", "true": "on", "no": "off", "false": "off"}.get(value.strip().lower(), value.strip().lower())
+    if setting not in PICTURES:
+        raise ValueError(f"'{value}' is not a pictures setting; use on or off")
+    return setting
+
+
 def checked_mode(value: str) -> str:
     """``value`` as a delivery mode, or ValueError saying which there are."""
     mode = value.strip().lower()
@@ -53,5 +64,5 @@ def checked_mode(value: str) -> str:
     return mode
 
 
-__all__ = ["ANSWER", "ASKED", "AUCTION", "DEFAULT", "END", "MODERATOR", "MODES", "PUBLIC", "RESEND", "START", "TALK",
-           "checked_mode", "mailed"]
+__all__ = ["ANSWER", "ASKED", "AUCTION", "DEFAULT", "END", "MODERATOR", "MODES", "PICTURES", "PUBLIC", "RESEND",
+           "START", "TALK", "checked_mode", "checked_pictures", "mailed"]

@@ -23,6 +23,7 @@ class PlayerInfo:
     secret: str = field(default="", repr=False)  # the seat's secret word, when the game asks for one
     delivery: str = "turns"  # which mails they get (services.delivery): their own choice, else the game's
     told_seq: int = 0  # the last event a mail to them told of
+    pictures: bool = True  # whether their game mails carry a picture of the board: their choice, else the game's
 
 
 @dataclass
@@ -43,6 +44,7 @@ class GameInfo:
     timing: Timing = field(default_factory=Timing)
     due_at: datetime | None = None  # when the decision now due must be made (set where it is known)
     delivery: str = "turns"  # the game's choice of mails for players who made none
+    pictures: str = "on"  # the game's choice of pictures for players who made none
     # The game's events after the earliest its players were last told of (services.chronicle): set by the
     # service before it makes mails, whose "since your last mail" they fill.
     recent: list[Any] = field(default_factory=list, repr=False)

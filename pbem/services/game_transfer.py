@@ -68,17 +68,20 @@ def export_game(games: GameService, game_id: int) -> dict[str, Any]:
         for h in history
     ]
     in_force = _effective_commands(events)[history[-1].seq]
-    with UnitOfWork(games.engine) as uow:  # a player's own choice of mails ("" = the game's), as stored
-        own = {x.seat: x.delivery for x in uow.session.exec(select(Seat).where(Seat.game_id == game_id)).all()}
+    with UnitOfWork(games.engine) as uow:  # a player's own choices of mails and pictures ("" = the game's), as stored
+        stored = uow.session.exec(select(Seat).where(Seat.game_id == game_id)).all()
+        own = {x.seat: x.delivery for x in stored}
+        own_pictures = {x.seat: x.pictures for x in stored}
     return {
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
         "game": {"id": info.id, "kind": info.kind, "variant": info.variant, "seed": info.seed,
                  "status": info.status, "settings": info.settings, "timing": info.timing.to_dict(),
-                 "delivery": info.delivery,
+                 "delivery": info.delivery, "pictures": info.pictures,
                  "created_at": info.created_at.isoformat(), "updated_at": info.updated_at.isoformat()},
         "players": [{"seat": p.seat, "name": p.name, "email": p.email, **({"secret": p.secret} if p.secret else {}),
-                     **({"delivery": own[p.seat]} if own.get(p.seat) else {}), "told_seq": p.told_seq}
+                     **({"delivery": own[p.seat]} if own.get(p.seat) else {}),
+                     **({"pictures": own_pictures[p.seat]} if own_pictures.get(p.seat) else {}), "told_seq": p.told_seq}
                     for p in info.players],
         "events": events,
         "commands": [{"seq": seq, "seat": seat, "command": command} for seq, seat, command in in_force],
@@ -177,6 +180,7 @@ class _Checked:
     settings: dict[str, Any]
     timing: Timing
     delivery: str
+    pictures: str
     created_at: datetime
     players: list[dict[str, Any]]
     events: list[dict[str, Any]]
@@ -283,6 +287,7 @@ def _check(doc: dict[str, Any], now: datetime) -> _Checked:
     except (TypeError, TimingError, BadRequest) as exc:
         raise _Damaged(f"game timing is not understood: {getattr(exc, 'message', exc)}") from None
     mails = _delivery(game_doc.get("delivery", delivery.DEFAULT), "game delivery")
+    pictures = _pictures(game_doc.get("pictures", "on"), "game pictures")  # an export from before pictures: on
 
     _require(bool(players) and bool(events) and bool(state), "players, events and state must not be empty")
     _require(len(players) in module.PLAYERS,
@@ -301,11 +306,12 @@ def _check(doc: dict[str, Any], now: datetime) -> _Checked:
         _require(isinstance(secret, str), f"player {seat}'s secret word must be text")
         _text(secret, f"player {seat}'s secret word", Seat.secret)
         own = "" if p.get("delivery") in (None, "") else _delivery(p["delivery"], f"player {seat}'s delivery")
+        own_pictures = "" if p.get("pictures") in (None, "") else _pictures(p["pictures"], f"player {seat}'s pictures")
         told = p.get("told_seq", len(events))  # an export made before pbem kept it: they were told of everything
         _require(_whole(told) and 0 <= told <= len(events),
                  f"player {seat}'s told_seq {_shown(told)} is not an event of the game")
         seats.append({"seat": seat, "name": name, "email": email, "secret": secret, "delivery": own,
-                      "told_seq": told})
+                      "pictures": own_pictures, "told_seq": told})
     _require(sorted(p["seat"] for p in seats) == list(range(len(seats))),
              "players must have the seats 0, 1, 2, ... once each")
     _require(len({p["email"] for p in seats}) == len(seats), "every player needs a different email address")
@@ -315,7 +321,14 @@ def _check(doc: dict[str, Any], now: datetime) -> _Checked:
     _require(events[0].get("kind") == "created", "event 1 must be the game's creation")
     stored = [_event(e, len(seats), now) for e in events]
     return _Checked(kind=module.NAME, variant=variant, seed=seed, status=status, settings=dict(settings),
-                    timing=timing, delivery=mails, created_at=created_at, players=seats, events=stored, state=state)
+                    timing=timing, delivery=mails, pictures=pictures, created_at=created_at, players=seats,
+                    events=stored, state=state)
+
+
+def _pictures(value: Any, what: str) -> str:
+    _require(isinstance(value, str) and value in delivery.PICTURES,
+             f"{what} {_shown(value)} is not one of {', '.join(delivery.PICTURES)}")
+    return value
 
 
 def _delivery(value: Any, what: str) -> str:
@@ -390,11 +403,12 @@ def import_game(games: GameService, doc: Any) -> int:
         s = uow.session
         game = Game(kind=checked.kind, variant=checked.variant, seed=checked.seed, status=checked.status,
                     settings=checked.settings, timing=checked.timing.to_dict(), delivery=checked.delivery,
-                    created_at=checked.created_at, updated_at=now)
+                    pictures=checked.pictures, created_at=checked.created_at, updated_at=now)
         s.add(game)
         s.flush()
         s.add_all(Seat(game_id=game.id, seat=p["seat"], name=p["name"], email=p["email"], secret=p["secret"],
-                       delivery=p["delivery"], told_seq=p["told_seq"]) for p in checked.players)
+                       delivery=p["delivery"], pictures=p["pictures"], told_seq=p["told_seq"])
+                  for p in checked.players)
         for e in checked.events:
             s.add(Event(game_id=game.id, seq=e["seq"], actor=e["actor"], seat=e["seat"], kind=e["kind"],
                         text=e["text"], source=e["source"], data=e["data"], created_at=e["time"]))

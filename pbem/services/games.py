@@ -44,6 +44,7 @@ from ..words import plural
 from . import deadlines, notices
 from .chronicle import private_lines, public_events
 from .delivery import checked_mode as delivery_mode
+from .delivery import checked_pictures
 from .errors import BadRequest, CommandRejected, DecisionMoved, GameNotActive, GameNotFound, ImportFailed, PlayerNotInGame
 from .game_reader import GameReader
 from .help_text import first_mail_help
@@ -442,24 +443,33 @@ class GameService(GameReader):
         """Which mails the players of a game get (``email``: that player only; else the game's setting, for every
         player who made no choice of their own). Returns the mode. Nobody is mailed: nothing happened in the
         game."""
+        return self._set_mail_setting(game_id, "delivery", delivery_mode, mode, email)
+
+    def set_pictures(self, game_id: int, setting: str, email: str | None = None) -> str:
+        """Whether the game mails of a game carry a picture of the board, "on" or "off" (``email``: that
+        player's own choice; else the game's, for every player who made none). Returns the setting."""
+        return self._set_mail_setting(game_id, "pictures", checked_pictures, setting, email)
+
+    def _set_mail_setting(self, game_id: int, name: str, check: Callable[[str], str], value: str,
+                          email: str | None) -> str:
         try:
-            mode = delivery_mode(mode)
+            value = check(value)
         except ValueError as exc:
             raise BadRequest(str(exc)) from exc
         with UnitOfWork(self.engine, write=True) as uow:
             s = uow.session
             game = self._locked(uow, game_id)
             if email is None:
-                game.delivery = mode
+                setattr(game, name, value)
                 s.add(game)
             else:
                 info = self._load(s, game)
                 found = self.seat_of(info, email)
                 seat = next(x for x in self._seats(s, game_id) if x.seat == found)
-                seat.delivery = mode
+                setattr(seat, name, value)
                 s.add(seat)
             uow.commit()
-            return mode
+            return value
 
     @property
     def absences(self) -> Absences:

@@ -39,6 +39,9 @@ OTHER_HELP = (
      "your last one."),
     ("mail all", "You are mailed after everything anybody does."),
     ("mail digest", "One mail a day, and the mails that ask you to decide."),
+    ("pictures off",
+     "Your game mails carry no picture of the board ('pictures on' brings it back); the board is in their text "
+     "either way."),
     ("say TEXT",
      "Relayed to every other player. The lines after it, up to a line 'end', belong to it."),
     ("moderator TEXT", "Relayed to the moderator, whose answer comes back to you."),
@@ -46,7 +49,7 @@ OTHER_HELP = (
     ("end", "Nothing below it is read: put it above your signature."),
 )
 
-OTHER_WORDS = "Other words: say, moderator, mail turns/all/digest, away, help."
+OTHER_WORDS = "Also ('help' explains them): say, moderator, mail, pictures, away."
 
 
 def _wrap(text: str, indent: str = "", more: str | None = None) -> list[str]:

@@ -28,7 +28,6 @@ from ..mail.commands import LineReading, own_subject, read_line
 from ..mail.pasted import SentText
 from ..mail.text import TALK_WORDS, MailText, extract_text, read_message, same_line_attribution
 from ..games.errors import CommandError
-from ..games.legal import compact
 from .ledger import AskedDecision, MailLedger
 from .games import GameService
 from .errors import CommandRejected, DecisionMoved, GameNotActive, GameNotFound, PlayerNotInGame, ServiceError
@@ -38,6 +37,7 @@ from .help_text import mail_help
 from .notices import game_subject, thread_root, with_names
 from .table_talk import TableTalk
 from .delivery import checked_mode as delivery_mode
+from .delivery import checked_pictures
 from .refusals import REFUSED
 from ..words import listing, plural
 
@@ -84,6 +84,26 @@ DELIVERY_WORDS = {
     "all": "a mail whenever anything public happens",
     "digest": "one mail a day with all that happened, and the mails that ask you to decide",
 }
+# A player's settings by mail, each with what it may be set to.
+SETTINGS = {
+    "mail": "'mail turns' (a mail when you must decide, the default), 'mail all' or 'mail digest'",
+    "pictures": "'pictures on' (a picture of the board in every game mail, the default) or 'pictures off'",
+}
+
+
+def _setting(line: str) -> tuple[str, str]:
+    """('mail', mode) or ('pictures', 'on'/'off') of a setting line, or ValueError saying what is wrong."""
+    name, value = line.split()[0].lower(), line.split()[1].rstrip(".")
+    return name, (delivery_mode(value) if name == "mail" else checked_pictures(value))
+
+
+def _setting_words(name: str, value: str) -> str:
+    if name == "mail":
+        return f"from now on you get the mails of 'mail {value}': {DELIVERY_WORDS[value]}"
+    return ("from now on your game mails carry a picture of the board" if value == "on" else
+            "from now on your game mails carry no picture (the board is in their text)")
+
+
 TALK_HINT = ("To talk to the other players, start a line with 'say'; to write to the moderator, with "
              "'moderator' (a line 'end' closes a text of several lines).")
 STRANGER_OUTCOMES = ("unknown-game", "not-a-player")
@@ -306,7 +326,7 @@ class MailCommands:
                     asked.append(first)
             elif first == "away":
                 away.append(line)
-            elif first == "mail" and len(line.split()) == 2:
+            elif first in SETTINGS and len(line.split()) == 2:
                 settings.append(line)
             elif (reading := read_line(line, vocabulary)).commands:
                 readings.append(reading)
@@ -570,15 +590,14 @@ class MailCommands:
         return notes
 
     def _settings_ok(self, report: MailReport, settings: list[str], commands: list[str]) -> bool:
-        """Whether every 'mail ...' line names a delivery setting; else the mail is refused, saying why."""
+        """Whether every 'mail ...' and 'pictures ...' line names a setting; else the mail is refused, saying why."""
         for line in settings:
             try:
-                delivery_mode(line.split()[1].rstrip("."))
+                _setting(line)
             except ValueError as exc:
                 report.outcome = "rejected"
                 report.lines += [LineReport(x, "not done", "not reached") for x in commands]
-                report.lines.append(LineReport(line, "not done", f"{exc}: 'mail turns' (a mail when you must decide, "
-                                                                 "the default), 'mail all' or 'mail digest'."))
+                report.lines.append(LineReport(line, "not done", f"{exc}: {SETTINGS[line.split()[0].lower()]}."))
                 return False
         return True
 
@@ -601,17 +620,17 @@ class MailCommands:
         others = [p.name for p in info.players if p.seat != report.seat]
         notes = [(f"{word} {text.splitlines()[0]}", f"relayed to {listing(others)}" if word == "say" else
                   f"relayed to the moderator, {self.moderator}") for word, text in talks]
-        notes += [(line, f"from now on you get the mails of 'mail {mode}': {DELIVERY_WORDS[mode]}")
-                  for line in settings for mode in [delivery_mode(line.split()[1].rstrip("."))]]
+        notes += [(line, _setting_words(*_setting(line))) for line in settings]
         return notes
 
     def _mail_settings(self, report: MailReport, info: GameInfo, settings: list[str], dry_run: bool) -> None:
         for line in settings:
-            mode = delivery_mode(line.split()[1].rstrip("."))
+            name, value = _setting(line)
             if not dry_run:
-                self.games.set_delivery(info.id, mode, report.sender)
+                change = self.games.set_delivery if name == "mail" else self.games.set_pictures
+                change(info.id, value, report.sender)
             report.lines.append(LineReport(line, "done", line))
-            report.effects.append(f"from now on you get the mails of 'mail {mode}': {DELIVERY_WORDS[mode]}")
+            report.effects.append(_setting_words(name, value))
 
     def _talk(self, report: MailReport, info: GameInfo, talks: list[tuple[str, str]], dry_run: bool) -> None:
         """Relay the mail's 'say' and 'moderator' texts (after its commands applied)."""

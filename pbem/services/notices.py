@@ -34,6 +34,7 @@ from typing import Any, Callable, Iterable
 from .. import render
 from ..games import get_game
 from ..render.mail import html_part, render_notice
+from ..render.pictures import mail as pictures
 from ..render.text import wrap
 from ..store.models import OutboxMail
 from ..timespans import format_duration, format_moment
@@ -210,6 +211,10 @@ class Mailer:
             # what the HTML part draws its own board from (the text board above is for the text part)
             "kind": info.kind, "view": view, "players": names, "reader": seat,
         }
+        drawn = pictures.recipe(info.kind, view, names) if player.pictures else None
+        if drawn is not None:  # the sender draws it, once for every mail of the position that shows the same
+            context["picture"] = {"cid": pictures.content_id(drawn), "alt": pictures.alt_text(drawn),
+                                  "width": pictures.WIDTH, "height": None}
         subject = game_subject(info)
         text, html = render_notice(subject, context)
         message_id = self.msgid()
@@ -226,6 +231,7 @@ class Mailer:
             next_attempt_at=self.now,
             message_id=message_id,
             created_at=self.now,
+            picture=drawn,
             **asked,
         )
 

@@ -99,7 +99,7 @@ class RefusalDigest:
     def _to_seat(self, address: str, refused: list[InboundMail], now: datetime):
         count = f"{len(refused)} mail{'s' if len(refused) != 1 else ''}"
         return plain_mail(address, f"{count} in your name not applied", [
-            f"These mails spoke for your seat and were not applied, because they could not show that they came "
+            "These mails spoke for your seat and were not applied, because they could not show that they came "
             "from you:", "", *self._lines(refused, to_seat=True), "",
             "If you sent them, send your commands again, from this address and with the line 'secret <your "
             "word>' where your game asks for it (the word is near the end of every mail the game sends you). "

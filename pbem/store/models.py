@@ -74,6 +74,8 @@ class Game(SQLModel, table=True):
     timing: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False, server_default="{}"))
     # Which mails a player gets unless they chose for themselves (services.delivery): turns, all or digest.
     delivery: str = _string(WORD, default="turns", sa_column_kwargs={"server_default": "turns"})
+    # Whether game mails carry a picture of the board ("on" or "off") unless a player chose for themselves.
+    pictures: str = _string(WORD, default="on", sa_column_kwargs={"server_default": "on"})
     created_at: datetime = _when(nullable=False)
     updated_at: datetime = _when(nullable=False)
 
@@ -94,6 +96,7 @@ class Seat(SQLModel, table=True):
     # the next game mail starts with everything public after it, so mailing less loses nothing.
     delivery: str = _string(WORD, default="", sa_column_kwargs={"server_default": ""})
     told_seq: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    pictures: str = _string(WORD, default="", sa_column_kwargs={"server_default": ""})  # "" = the game's
     digest_at: Optional[datetime] = _when(nullable=True)  # the last daily digest (delivery "digest")
 
 
@@ -184,6 +187,9 @@ class OutboxMail(SQLModel, table=True):
     decision: Optional[int] = None
     decision_key: str = _string(OWNER, default="", sa_column_kwargs={"server_default": ""})
     decision_words: str = _string(SUBJECT, default="", sa_column_kwargs={"server_default": ""})
+    # What the mail's picture of the board is drawn from, when it has one (render.pictures.recipe): drawn when
+    # the mail is sent, by the sender, once for all the mails of a position.
+    picture: Optional[dict] = Field(default=None, sa_column=Column(JSON, nullable=True))
 
 
 class DecisionClock(SQLModel, table=True):

@@ -315,7 +315,7 @@ def _cases() -> list[Any]:
         "bid-deadline=99999999999999999999h": "bid-deadline", "bid-deadline=9999999d": "at most 365 days", "deadline=-5h": "deadline",
         "deadline=nan": "deadline", "deadline=30s": "at least a minute", "bid-deadline=0": "bid-deadline",
         "reminder=nan": "reminder", "reminder=inf": "reminder", "reminder=150%": "reminder", "reminder=0": "reminder",
-        "on-timeout=never": "on-timeout", "away=9999-12-31": "unknown setting", "deadline": "KEY=VALUE",
+        "on-timeout=never": "on-timeout", "pictures=maybe": "not a pictures setting", "mail=never": "not a delivery setting", "away=9999-12-31": "unknown setting", "deadline": "KEY=VALUE",
         "deadline=": "KEY=VALUE", "=48h": "unknown setting",
     }.items():
         add(f"set-{setting}", ["game", "set", 1, setting], fragment)

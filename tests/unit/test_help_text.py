@@ -189,4 +189,4 @@ def test_first_mail_help_has_one_line_per_command_with_its_rule(kind: str, playe
         assert entry.section in headings, (entry.word, entry.section)
         assert len(line) <= WIDTH, line
     last = lines[-1]
-    assert all(word in last for word in ("say", "moderator", "mail", "away", "help")), last
+    assert all(word in last for word in ("say", "moderator", "mail", "pictures", "away", "help")), last
