@@ -9,6 +9,11 @@ its engine name, like ``pbem.render.board``. Both are pure: view in, bytes (or
 words) out, no I/O; the same view gives the same bytes. The colors are in
 ``palette`` (for the HTML part to reuse).
 
+A picture costs a few milliseconds (``bench/pictures.py``): what no position
+changes is drawn once per process and kept (about 6 MB a side of the board,
+drawn at twice the size), letters once per text, and the PNG gets a fixed
+palette (``canvas``).
+
 Fifth Avenue's picture is the same for every seat of a position (the board is
 public); Manhattan's is drawn from the reader's side of the table
 (``view["viewer"]``; the public view from the south side).

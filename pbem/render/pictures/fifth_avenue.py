@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from PIL import Image
+
 from pbem.games.fifth_avenue.board import CENTRAL_PARK, CITY_HALL, Board, load_board
 
 from ..text import map_rows, owner_names
@@ -39,6 +41,7 @@ from .palette import (
     PLOT_COLORS,
     Color,
     fifth_avenue_owner,
+    picture_palette,
 )
 
 WIDTH = 640
@@ -138,24 +141,67 @@ def layout(back_side: bool = False) -> Layout:
 
 
 def draw(view: dict[str, Any], *, players: list[str]) -> bytes:
-    """The city of ``view`` (``State.view(seat)``) as PNG bytes; ``players`` are the names by seat."""
+    """The city of ``view`` (``State.view(seat)``) as PNG bytes; ``players`` are the names by seat.
+
+    It starts from the board's still parts (``_still``: drawn once per side of the board), and draws what the
+    position changes over them, in the order of a drawing from scratch."""
     board = load_board(view["back_side"])
     geo = layout(view["back_side"])
     names = owner_names(players[: view["players"]], robot=view["players"] == 2)
-    canvas = Canvas(geo.width, geo.height, PAPER)
+    districts = tuple((code, view["districts"].get(code, board.name(code))) for code in board.district_codes)
+    canvas = Canvas.over(_still(view["back_side"], districts))
     _title(canvas, view, board, names)
-    _streets(canvas, board, geo)
     for code in board.district_codes:
         _district(canvas, view, board, geo, code)
     _city_hall(canvas, view, board, geo.places[CITY_HALL])
     _central_park(canvas, view, board, geo.places[CENTRAL_PARK], names)
-    _legend(canvas, view, board, names, geo.legend_top)
-    return canvas.png()
+    _legend(canvas, view, names, geo.legend_top)
+    return canvas.png(palette())
+
+
+@lru_cache(maxsize=8)
+def _still(back_side: bool, districts: tuple[tuple[str, str], ...]) -> Image.Image:
+    """What every position of a side of the board shows alike: the title bar, the streets, the districts
+    (``districts``: code, name) with their empty plots, City Hall's and Central Park's frames, the key."""
+    board = load_board(back_side)
+    geo = layout(back_side)
+    canvas = Canvas(geo.width, geo.height, PAPER)
+    canvas.rect((0, 0, WIDTH, TITLE_H), BOARD_COLORS["text"])
+    canvas.text((MARGIN + 2, TITLE_H / 2), "FIFTH AVENUE", 17, BOARD_COLORS["district"], anchor="lm", bold=True)
+    _streets(canvas, board, geo)
+    for code, name in districts:
+        _district_frame(canvas, board, geo, code, name, stopped=False)
+    _place_frame(canvas, geo.places[CITY_HALL], BOARD_COLORS["city hall"], LINE, ["City", "Hall"])
+    x0, top, x1, _ = geo.places[CITY_HALL]
+    canvas.text(((x0 + x1) / 2, top + _HALL_MARKERS_Y), "markers", 9, FAINT, anchor="mt")
+    _place_frame(canvas, geo.places[CENTRAL_PARK], BOARD_COLORS["central park"], BOARD_COLORS["park edge"],
+                 ["Central", "Park"])
+    _key(canvas, board, geo.legend_top)
+    return canvas.still()
+
+
+@lru_cache(maxsize=None)
+def palette() -> tuple[tuple[int, int, int], ...]:
+    """The pictures' PNG palette: the named colors and the blends of the colors they draw side by side."""
+    light, stopped, street = BOARD_COLORS["district"], BOARD_COLORS["stopped"], BOARD_COLORS["street"]
+    hall, park, business = BOARD_COLORS["city hall"], BOARD_COLORS["central park"], BOARD_COLORS["business"]
+    owners = [fifth_avenue_owner(owner) for owner in range(4)]
+    letters = (
+        (TEXT, light), (TEXT, PAPER), (TEXT, business), (TEXT, hall), (TEXT, park), (TEXT, BOARD_COLORS["empty site"]),
+        (FAINT, hall), (FAINT, park), (light, stopped), (light, BOARD_COLORS["stop sign"]),
+        *((owner.ink, owner) for owner in owners),
+    )
+    fills = [PAPER, light, street, hall, business, BOARD_COLORS["empty site"], *PLOT_COLORS.values(), *owners,
+             *COMMISSIONER_COLORS.values()]
+    edges = (
+        *((LINE, fill) for fill in fills),
+        (street, PAPER), (light, street), (LINE, stopped), (street, stopped), (light, stopped),
+        (BOARD_COLORS["park edge"], PAPER), (BOARD_COLORS["park edge"], street), (BOARD_COLORS["park edge"], park),
+    )
+    return picture_palette(letters, edges)
 
 
 def _title(canvas: Canvas, view: dict[str, Any], board: Board, names: list[str]) -> None:
-    canvas.rect((0, 0, WIDTH, TITLE_H), BOARD_COLORS["text"])
-    canvas.text((MARGIN + 2, TITLE_H / 2), "FIFTH AVENUE", 17, BOARD_COLORS["district"], anchor="lm", bold=True)
     side = "back side" if view["back_side"] else "front side"
     sets_left = sum(1 for group in view["supply_row"] if group)
     facts = [f"{view['players']} players", side, f"building stops {len(view['stopped'])} of {board.building_stops}"]
@@ -225,32 +271,41 @@ def _badges(canvas: Canvas, center: tuple[float, float], businesses: list[str]) 
             canvas.text((x, y + PLOT_R - 2), f"+{len(businesses) - 4}", 9, TEXT, anchor="ms")
 
 
-def _district(canvas: Canvas, view: dict[str, Any], board: Board, geo: Layout, code: str) -> None:
+def _district_frame(canvas: Canvas, board: Board, geo: Layout, code: str, name: str, stopped: bool) -> None:
+    """A district without what stands on it: its frame, its name and its plots (grayed with a building stop)."""
     box = geo.places[code]
     x0, y0, x1, y1 = box
-    stopped = code in view["stopped"]
     canvas.rect(box, BOARD_COLORS["stopped"] if stopped else BOARD_COLORS["district"], LINE, 1, radius=6)
     ink = BOARD_COLORS["district"] if stopped else TEXT
     canvas.text((x0 + 6, y0 + HEADER_H / 2 + 1), code, 13, ink, anchor="lm", bold=True)
-    name = view["districts"].get(code, board.name(code))
     canvas.text((x1 - 6, y0 + HEADER_H / 2 + 1), fit(name, 10, x1 - x0 - 44), 10, ink, anchor="rm")
     for plot in board.plots(code):
         spot = geo.plots[(code, plot)]
-        cell = view["plots"][code][plot]
-        fill = PLOT_COLORS[plot] if plot in PLOT_COLORS else PLOT_COLORS["center"]
         if stopped:
             canvas.circle(spot.center, spot.radius, None, BOARD_COLORS["street"], 1.5)
-            continue
-        canvas.circle(spot.center, spot.radius, fill, LINE, 1)
-        if cell.get("owner") is not None and cell.get("height"):
-            _skyscraper(canvas, spot.center, int(cell["owner"]), int(cell["height"]))
-        elif cell.get("businesses"):
-            _badges(canvas, spot.center, list(cell["businesses"]))
+        else:
+            fill = PLOT_COLORS[plot] if plot in PLOT_COLORS else PLOT_COLORS["center"]
+            canvas.circle(spot.center, spot.radius, fill, LINE, 1)
     if stopped:
         cx, cy = _center((x0, y0 + HEADER_H, x1, y1))
         canvas.rect((x0 + 10, cy - 14, x1 - 10, cy + 14), BOARD_COLORS["stop sign"], BOARD_COLORS["district"], 2,
                     radius=4)
         canvas.text((cx, cy), "BUILDING STOP", 12, BOARD_COLORS["district"], anchor="mm", bold=True)
+
+
+def _district(canvas: Canvas, view: dict[str, Any], board: Board, geo: Layout, code: str) -> None:
+    """What stands in a district, over its frame (the still picture's, or drawn anew for a building stop)."""
+    x0, y0, x1, _ = geo.places[code]
+    if code in view["stopped"]:  # drawn over the still district, covering it whole
+        _district_frame(canvas, board, geo, code, view["districts"].get(code, board.name(code)), stopped=True)
+    else:
+        for plot in board.plots(code):
+            cell = view["plots"][code][plot]
+            center = geo.plots[(code, plot)].center
+            if cell.get("owner") is not None and cell.get("height"):
+                _skyscraper(canvas, center, int(cell["owner"]), int(cell["height"]))
+            elif cell.get("businesses"):
+                _badges(canvas, center, list(cell["businesses"]))
     # the commissioners standing here (top left) and the markers they left (top right)
     here = [c for c in board.commissioners if view["commissioners"].get(c) == code]
     for i, commissioner in enumerate(here):
@@ -260,28 +315,31 @@ def _district(canvas: Canvas, view: dict[str, Any], board: Board, geo: Layout, c
         _marker(canvas, x1 - 12 - 16 * i, y0 + HEADER_H + 12, COMMISSIONER_COLORS[commissioner])
 
 
-def _place_frame(canvas: Canvas, box: Box, fill: Color, edge: Color, title: list[str]) -> float:
-    """A tall place (City Hall, Central Park) with its name on top; returns the y below the name."""
+# below the top of a tall place (City Hall, Central Park): its two-line name, then what is there
+_PLACE_TITLE_H = 8 + 2 * 15 + 4
+_HALL_PAWNS_Y = _PLACE_TITLE_H + 20  # City Hall's commissioners (their feet)
+_HALL_MARKERS_Y = _HALL_PAWNS_Y + 10  # the word "markers"; the markers waiting 19 below
+
+
+def _place_frame(canvas: Canvas, box: Box, fill: Color, edge: Color, title: list[str]) -> None:
+    """A tall place (City Hall, Central Park) with its name on top, ``_PLACE_TITLE_H`` high with two lines."""
     canvas.rect(box, fill, edge, 1.5, radius=8)
     x0, y0, x1, _ = box
     y = y0 + 8
     for line in title:
         canvas.text(((x0 + x1) / 2, y), line, 12, TEXT, anchor="mt", bold=True)
         y += 15
-    return y + 4
 
 
 def _city_hall(canvas: Canvas, view: dict[str, Any], board: Board, box: Box) -> None:
-    x0, _, x1, _ = box
+    """The commissioners in City Hall and the markers waiting there (its frame is still)."""
+    x0, top, x1, _ = box
     cx = (x0 + x1) / 2
-    y = _place_frame(canvas, box, BOARD_COLORS["city hall"], LINE, ["City", "Hall"])
     here = [c for c in board.commissioners if view["commissioners"].get(c) == CITY_HALL]
-    y += 20
+    y = top + _HALL_PAWNS_Y
     for i, commissioner in enumerate(here):
         _pawn(canvas, cx + (i - (len(here) - 1) / 2) * 18, y, COMMISSIONER_COLORS[commissioner], 1.1)
-    y += 10
-    canvas.text((cx, y), "markers", 9, FAINT, anchor="mt")
-    y += 19
+    y = top + _HALL_MARKERS_Y + 19
     for commissioner in board.commissioners:
         waiting = board.markers_per_commissioner - len(view["markers"].get(commissioner, []))
         for i in range(waiting):
@@ -292,9 +350,10 @@ def _city_hall(canvas: Canvas, view: dict[str, Any], board: Board, box: Box) -> 
 
 
 def _central_park(canvas: Canvas, view: dict[str, Any], board: Board, box: Box, names: list[str]) -> None:
-    x0, _, x1, y1 = box
+    """The commissioners in Central Park, its skyscrapers by owner and its businesses (its frame is still)."""
+    x0, top, x1, y1 = box
     cx = (x0 + x1) / 2
-    y = _place_frame(canvas, box, BOARD_COLORS["central park"], BOARD_COLORS["park edge"], ["Central", "Park"])
+    y = top + _PLACE_TITLE_H
     here = [c for c in board.commissioners if view["commissioners"].get(c) == CENTRAL_PARK]
     if here:
         y += 20
@@ -326,7 +385,8 @@ def _central_park(canvas: Canvas, view: dict[str, Any], board: Board, box: Box, 
         canvas.text((cx, y + 4), "none", 9, FAINT, anchor="mt")
 
 
-def _legend(canvas: Canvas, view: dict[str, Any], board: Board, names: list[str], top: float) -> None:
+def _legend(canvas: Canvas, view: dict[str, Any], names: list[str], top: float) -> None:
+    """Every owner's color with the player's name and score (the key below it is still: ``_key``)."""
     x = MARGIN + 4
     y = top + 12
     for owner, name in enumerate(names):
@@ -337,7 +397,11 @@ def _legend(canvas: Canvas, view: dict[str, Any], board: Board, names: list[str]
             label += f"  {view['scores'][owner]} VP"
         canvas.text((x + 24, y), label, 12, TEXT, anchor="lm")
         x += 24 + text_width(label, 12) + 18
-    y += 26
+
+
+def _key(canvas: Canvas, board: Board, top: float) -> None:
+    """The key below the players: the businesses, the commissioners and markers, a skyscraper, the plots."""
+    y = top + 12 + 26
     x = MARGIN + 4
     for business, letter in BUSINESS_LETTERS.items():
         _badge(canvas, (x + BADGE_R, y), business)
@@ -373,7 +437,6 @@ def _legend(canvas: Canvas, view: dict[str, Any], board: Board, names: list[str]
 
 def alt_text(view: dict[str, Any], *, players: list[str]) -> str:
     """The picture in a few words: who has what and the scores."""
-    board = load_board(view["back_side"])
     names = owner_names(players[: view["players"]], robot=view["players"] == 2)
     built = [0] * len(names)
     districts: list[set[str]] = [set() for _ in names]

@@ -22,11 +22,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from PIL import Image
+
 from pbem.games.manhattan.board import SIDES, absolute_site, load_board
 
 from ..text import owner_names
 from .canvas import Box, Canvas, fit, text_width
-from .palette import BOARD_COLORS, Color, manhattan_color
+from .palette import BOARD_COLORS, Color, manhattan_color, picture_palette
 
 WIDTH = 640
 MARGIN = 8
@@ -104,25 +106,70 @@ def reader_side(view: dict[str, Any]) -> int:
 
 
 def draw(view: dict[str, Any], *, players: list[str]) -> bytes:
-    """The cities of ``view`` (``State.view(seat)``) as PNG bytes, from the viewer's side."""
+    """The cities of ``view`` (``State.view(seat)``) as PNG bytes, from the viewer's side.
+
+    It starts from the board's still parts (``_still``: drawn once), and draws what the position and the reader
+    change over them, in the order of a drawing from scratch."""
     board = load_board()
     geo = layout()
     names = owner_names(players[: view["players"]])
     side = reader_side(view)
-    canvas = Canvas(geo.width, geo.height, PAPER)
+    canvas = Canvas.over(_still(tuple((code, view["cities"][code]["name"]) for code in board.city_codes)))
     _title(canvas, view, board, names, side)
     _edges(canvas, view, board, geo, names, side)
     tallest = _tallest(view)
     for code in board.city_codes:
         _city(canvas, view["cities"][code], geo, code, side, tallest, names, view)
     _legend(canvas, view, names, geo.legend_top, side, board)
-    return canvas.png()
+    return canvas.png(palette())
+
+
+@lru_cache(maxsize=8)
+def _still(cities: tuple[tuple[str, str], ...]) -> Image.Image:
+    """What every position shows alike, from every side: the title bar, the table with the cities (``cities``:
+    code, name) and their empty sites, the tallest tower's key."""
+    geo = layout()
+    canvas = Canvas(geo.width, geo.height, PAPER)
+    canvas.rect((0, 0, WIDTH, TITLE_H), TEXT)
+    canvas.text((MARGIN + 4, TITLE_H / 2), "MANHATTAN", 17, BOARD_COLORS["district"], anchor="lm", bold=True)
+    x0, y0, x1, y1 = geo.board
+    canvas.rect(geo.board, BOARD_COLORS["street"], LINE, 1, radius=10)
+    canvas.rect((x0 + EDGE - 4, y0 + EDGE - 4, x1 - EDGE + 4, y1 - EDGE + 4), BOARD_COLORS["district"], None,
+                radius=6)
+    for code, name in cities:
+        box = geo.cities[code]
+        canvas.rect(box, BOARD_COLORS["city"], LINE, 1, radius=6)
+        canvas.text((box[0] + CITY_PAD + 1, box[1] + HEADER_H / 2 + 1), name, 13, TEXT, anchor="lm", bold=True)
+        for card in range(1, 10):
+            sx, sy, _, _ = site = geo.sites[(code, card)]
+            canvas.rect(site, EMPTY, None, radius=3)
+            canvas.text((sx + 4, sy + 3), str(card), 10, FAINT, anchor="lt")
+    y = geo.legend_top + 12 + 26
+    gx = WIDTH - MARGIN - 120
+    canvas.rect((gx, y - 7, gx + 14, y + 7), BOARD_COLORS["city"], BOARD_COLORS["tallest"], 3, radius=2)
+    canvas.text((gx + 20, y), "the tallest tower", 10, TEXT, anchor="lm")
+    return canvas.still()
+
+
+@lru_cache(maxsize=None)
+def palette() -> tuple[tuple[int, int, int], ...]:
+    """The pictures' PNG palette: the named colors and the blends of the colors they draw side by side."""
+    players = [manhattan_color(color) for color in load_board().colors]
+    light, street, city, tallest = (BOARD_COLORS[name] for name in ("district", "street", "city", "tallest"))
+    letters = (
+        (light, TEXT), (TEXT, PAPER), (TEXT, street), (FAINT, street), (TEXT, city), (FAINT, EMPTY),
+        *((color.ink, color) for color in players),
+    )
+    edges = (
+        (LINE, PAPER), (LINE, street), (light, street), (LINE, city), (EMPTY, city), (tallest, city),
+        *((LINE, color) for color in players), *((city, color) for color in players),
+        *((tallest, color) for color in players),
+    )
+    return picture_palette(letters, edges)
 
 
 def _title(canvas: Canvas, view: dict[str, Any], board: Any, names: list[str], side: int) -> None:
-    canvas.rect((0, 0, WIDTH, TITLE_H), TEXT)
     light = BOARD_COLORS["district"]
-    canvas.text((MARGIN + 4, TITLE_H / 2), "MANHATTAN", 17, light, anchor="lm", bold=True)
     facts = [f"{view['players']} players"]
     if view["result"] is not None:
         winners = [names[w] for w in view["result"]["winners"]]
@@ -140,11 +187,8 @@ def _seat_at(view: dict[str, Any]) -> dict[int, int]:
 
 
 def _edges(canvas: Canvas, view: dict[str, Any], board: Any, geo: Layout, names: list[str], side: int) -> None:
-    """The table's edge: the reader's side below, then left, opposite (above) and right, with who sits there."""
+    """Who sits along the table's edges (still): the reader's side below, then left, opposite (above) and right."""
     x0, y0, x1, y1 = geo.board
-    canvas.rect(geo.board, BOARD_COLORS["street"], LINE, 1, radius=10)
-    canvas.rect((x0 + EDGE - 4, y0 + EDGE - 4, x1 - EDGE + 4, y1 - EDGE + 4), BOARD_COLORS["district"], None,
-                radius=6)
     seats = _seat_at(view)
     for turn in range(SIDES):  # 0 below (the reader), 1 left, 2 above, 3 right
         at = (side + turn) % SIDES
@@ -209,10 +253,8 @@ def _majority(city: dict[str, Any]) -> str | None:
 
 def _city(canvas: Canvas, city: dict[str, Any], geo: Layout, code: str, side: int, tallest: tuple[str, int] | None,
           names: list[str], view: dict[str, Any]) -> None:
-    box = geo.cities[code]
-    x0, y0, x1, _ = box
-    canvas.rect(box, BOARD_COLORS["city"], LINE, 1, radius=6)
-    canvas.text((x0 + CITY_PAD + 1, y0 + HEADER_H / 2 + 1), city["name"], 13, TEXT, anchor="lm", bold=True)
+    """A city's majority and its towers, over its still frame and empty sites."""
+    _, y0, x1, _ = geo.cities[code]
     leader = _majority(city)
     if leader is not None:
         owner = next((names[seat] for seat, colors in enumerate(view["colors"]) if leader in colors), leader)
@@ -227,9 +269,7 @@ def _city(canvas: Canvas, city: dict[str, Any], geo: Layout, code: str, side: in
 
 def _site(canvas: Canvas, box: Box, card: int, site: dict[str, Any], tallest: bool) -> None:
     x0, y0, x1, y1 = box
-    if not site["parts"]:
-        canvas.rect(box, EMPTY, None, radius=3)
-        canvas.text((x0 + 4, y0 + 3), str(card), 10, FAINT, anchor="lt")
+    if not site["parts"]:  # as the still picture has it
         return
     fill = manhattan_color(site["owner"])
     canvas.rect(box, fill, LINE, 1, radius=3)
@@ -264,9 +304,6 @@ def _legend(canvas: Canvas, view: dict[str, Any], names: list[str], top: float, 
     whose = "your cards" if view["viewer"] is not None else f"the cards of the {board.side_names[side]} side"
     key = f"Corner numbers: {whose}. Big number: floors. Strip: floors by color."
     canvas.text((MARGIN + 6, y), fit(key, 10, WIDTH - 2 * MARGIN - 130), 10, TEXT, anchor="lm")
-    gx = WIDTH - MARGIN - 120
-    canvas.rect((gx, y - 7, gx + 14, y + 7), BOARD_COLORS["city"], BOARD_COLORS["tallest"], 3, radius=2)
-    canvas.text((gx + 20, y), "the tallest tower", 10, TEXT, anchor="lm")
 
 
 # =========================================================================== words

@@ -16,12 +16,17 @@ Every channel of every color here is a multiple of 4: Pillow maps a picture's
 pixels to its palette through a cache of 4 x 4 x 4 blocks of colors, each block
 taking the palette entry nearest its first color, so a named color stays
 exactly itself only if it is that first color (``canvas.Canvas.png``).
+
+A picture's PNG palette is fixed (``picture_palette``): the named colors, then
+for every pair of colors the picture puts side by side (letters on a ground,
+a line around a fill) the blends between them that drawing at twice the size
+and halving makes. No picture needs its own palette learnt from its pixels.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 from pbem.games.fifth_avenue.board import load_board as _fifth_avenue_board
 
@@ -31,12 +36,12 @@ class Color:
     name: str  # readable: "orange", "dark gray"
     hex: str  # "#F08830"
 
-    @property
+    @cached_property  # drawn with thousands of times a picture
     def rgb(self) -> tuple[int, int, int]:
         value = self.hex.lstrip("#")
         return int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16)
 
-    @property
+    @cached_property
     def luminance(self) -> float:
         """Relative luminance (WCAG), 0 black to 1 white."""
 
@@ -47,12 +52,13 @@ class Color:
         r, g, b = (channel(c) for c in self.rgb)
         return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
-    @property
+    @cached_property
     def ink(self) -> Color:
-        """The text color that reads best on this color: black or white, by the WCAG contrast ratio."""
-        on_black = (self.luminance + 0.05) / 0.05
-        on_white = 1.05 / (self.luminance + 0.05)
-        return INK if on_black >= on_white else PAPER_WHITE
+        """The text color that reads best on this color: ``INK`` or ``PAPER_WHITE``, whichever has the higher WCAG
+        contrast ratio with it."""
+        on_ink = (self.luminance + 0.05) / (INK.luminance + 0.05)
+        on_white = (PAPER_WHITE.luminance + 0.05) / (self.luminance + 0.05)
+        return INK if on_ink >= on_white else PAPER_WHITE
 
 
 INK = Color("black", "#202020")
@@ -130,6 +136,37 @@ def all_colors() -> tuple[tuple[int, int, int], ...]:
     return tuple(seen)
 
 
+Pair = tuple[Color, Color]
+
+
+def mix(top: Color, ground: Color, share: float) -> tuple[int, int, int]:
+    """``share`` (0 to 1) of ``top`` over ``ground``, as RGB."""
+    r, g, b = (round(a * share + z * (1 - share)) for a, z in zip(top.rgb, ground.rgb))
+    return r, g, b
+
+
+@cache
+def picture_palette(letters: tuple[Pair, ...], edges: tuple[Pair, ...]) -> tuple[tuple[int, int, int], ...]:
+    """A picture's PNG palette: every named color first (so they stay exact), then the blends that halving a
+    drawing at twice the size makes of each pair of colors side by side: letters (anti-aliased by the font: any
+    share, taken in eighths) and the edges of shapes (Pillow draws them sharp, so halved they are 1/4, 1/2 or
+    3/4 of a color). A blend that Pillow's 4 x 4 x 4 blocks would map to an entry already there is left out.
+    At most 256 colors."""
+    colors = list(all_colors())
+    blocks = {(r >> 2, g >> 2, b >> 2) for r, g, b in colors}
+    for pairs, steps in ((letters, 8), (edges, 4)):
+        for top, ground in pairs:
+            for step in range(1, steps):
+                rgb = mix(top, ground, step / steps)
+                block = (rgb[0] >> 2, rgb[1] >> 2, rgb[2] >> 2)
+                if block not in blocks:
+                    blocks.add(block)
+                    colors.append(rgb)
+    if len(colors) > 256:
+        raise ValueError(f"{len(colors)} colors: a PNG palette holds 256")
+    return tuple(colors)
+
+
 __all__ = [
     "BOARD_COLORS",
     "BUSINESS_LETTERS",
@@ -137,8 +174,11 @@ __all__ = [
     "Color",
     "PLAYER_COLORS",
     "PLOT_COLORS",
+    "Pair",
     "all_colors",
     "fifth_avenue_owner",
     "fifth_avenue_owner_colors",
     "manhattan_color",
+    "mix",
+    "picture_palette",
 ]
