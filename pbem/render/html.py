@@ -9,9 +9,12 @@ side. The words and the layout live in ``templates/fifth_avenue/board.html.j2`` 
 helpers (names, the supply row's lines, the map's order, hands and bids, the last scoring) and supplies the
 colours. ``render.mail`` puts the board into the mail and inlines the CSS.
 
-``PALETTE`` holds every colour a board paints (plot, card, commissioner and player colours), each as a
-background and the text colour that reads on it, so a client that inverts colours for dark mode keeps every
-coloured cell readable; a colour's name is always written in or beside its swatch.
+``PALETTES`` holds every colour a board of each game paints (Fifth Avenue's plot, card and commissioner
+colours, Manhattan's player colours), each as a background and the text colour that reads on it, so a client
+that inverts colours for dark mode keeps every coloured cell readable; a colour's name is always written in or
+beside its swatch. The colours are the pictures' own (``render.pictures.palette``: its hex and its ink), so the
+HTML part paints a colour as the picture of the board above it does: Fifth Avenue's green (a plot's, a card's)
+is the plots' light green, Manhattan's green (a player's) the players' darker green.
 """
 
 from __future__ import annotations
@@ -27,24 +30,27 @@ from pbem.games.manhattan.board import absolute_site
 from pbem.games.manhattan.board import load_board as load_manhattan_board
 
 from . import manhattan as manhattan_text
+from .pictures.palette import COMMISSIONER_COLORS, PLAYER_COLORS, PLOT_COLORS, Color, manhattan_color
 from .text import TEMPLATE_DIR, _environment, bid_text, hand_parts, map_rows, owner_names, supply_lines
 
-# name -> (background, text on it). Fifth Avenue's plot and card colours, its commissioners and the sixth
-# plot of the back side; Manhattan's player colours (green and black are shared).
-PALETTE: dict[str, tuple[str, str]] = {
-    "orange": ("#f28c28", "#111"),
-    "green": ("#2e7d32", "#fff"),
-    "brown": ("#7b4a26", "#fff"),
-    "violet": ("#7e57c2", "#fff"),
-    "gray": ("#a7adb3", "#111"),
-    "black": ("#222", "#fff"),
-    "center": ("#efe6d2", "#111"),
-    "white": ("#fbfbfb", "#111"),
-    "beige": ("#e3cf9f", "#111"),
-    "blue": ("#1f63c6", "#fff"),
-    "red": ("#c62828", "#fff"),
-    "yellow": ("#f5d033", "#111"),
+
+def _swatch(color: Color) -> tuple[str, str]:
+    """A named colour of the pictures as (background, text on it)."""
+    return color.hex, color.ink.hex
+
+
+# game -> colour name -> (background, text on it), from the pictures' palette. Fifth Avenue paints its plot
+# and card colours (the cards are the plots' colours, and black) with the back side's sixth plot ("center"),
+# and its commissioners (white, beige); Manhattan its players' colours (blue, red, green, black).
+FIFTH_AVENUE_PALETTE: dict[str, tuple[str, str]] = {
+    name: _swatch(color) for name, color in {**PLOT_COLORS, **COMMISSIONER_COLORS,
+                                             "black": PLAYER_COLORS["black"]}.items()
 }
+MANHATTAN_PALETTE: dict[str, tuple[str, str]] = {
+    name: _swatch(manhattan_color(name)) for name in load_manhattan_board().colors
+}
+PALETTES: dict[str, dict[str, tuple[str, str]]] = {"fifth-avenue": FIFTH_AVENUE_PALETTE,
+                                                   "manhattan": MANHATTAN_PALETTE}
 NEUTRAL = ("#e8e8e8", "#111")  # a colour pbem does not know (never on a real board)
 EMPTY_SITE = "background-color:rgba(127,127,127,.1)"  # a site nobody built on: a grey for light and dark alike
 
@@ -100,7 +106,7 @@ def colored_parts(parts: list[str]) -> list[tuple[str, str]]:
     result = []
     for part in parts:
         color, _, cards = part.partition(" ")
-        result.append((color, cards) if color in PALETTE else ("", part))
+        result.append((color, cards) if color in FIFTH_AVENUE_PALETTE else ("", part))
     return result
 
 
@@ -156,15 +162,21 @@ def _city_rows(city: Mapping[str, Any], side: int) -> list[list[dict[str, Any]]]
 # =========================================================================== filters
 
 
-def paint(name: str | None, empty: tuple[str, str] = NEUTRAL) -> str:
-    """The inline style of a swatch of colour ``name``: its background and the text colour that reads on it."""
-    background, text = PALETTE.get(name or "", empty)
-    return f"background-color:{background};color:{text}"
+@jinja2.pass_context
+def paint(context: jinja2.runtime.Context, name: str | None) -> str:
+    """The inline style of a swatch of colour ``name`` on the board of the view ``v`` (the colours of its game):
+    its background and the text colour that reads on it."""
+    return _style(PALETTES[context["v"]["game"]], name)
 
 
 def paint_site(owner: str | None) -> str:
     """A Manhattan site's style: its owner's colour, or a translucent grey (and the page's text colour) when empty."""
-    return paint(owner) if owner else EMPTY_SITE
+    return _style(MANHATTAN_PALETTE, owner) if owner else EMPTY_SITE
+
+
+def _style(palette: Mapping[str, tuple[str, str]], name: str | None) -> str:
+    background, text = palette.get(name or "", NEUTRAL)
+    return f"background-color:{background};color:{text}"
 
 
 def breakable(command: str) -> Markup:
@@ -200,5 +212,5 @@ def html_environment() -> jinja2.Environment:
     return env
 
 
-__all__ = ["PALETTE", "bid_colors", "fifth_avenue_context", "hand_colors", "html_environment",
+__all__ = ["FIFTH_AVENUE_PALETTE", "MANHATTAN_PALETTE", "PALETTES", "bid_colors", "fifth_avenue_context", "hand_colors", "html_environment",
            "manhattan_context", "paint", "render_board_html"]

@@ -26,7 +26,7 @@ from pbem.games.fifth_avenue import new_game as new_fifth_avenue
 from pbem.games.manhattan import new_game as new_manhattan
 from pbem.games.manhattan.board import absolute_site, load_board as load_manhattan_board
 from pbem.games.rng import Rng
-from pbem.render.html import PALETTE
+from pbem.render.html import FIFTH_AVENUE_PALETTE, MANHATTAN_PALETTE
 from pbem.render.mail import KEPT_CLASSES, html_part, render_notice
 from pbem.render.text import hand_text, owner_names, wrap
 from pbem.services.simulate import choose
@@ -313,7 +313,7 @@ def test_the_fifth_avenue_city_is_its_places_in_the_commissioners_order_with_nam
             swatches = [row.own("td")[0] for row in box.all("tr") if len(row.own("td")) == 2]
             assert [td.text() for td in swatches] == list(board.plots(code)), (what, code)
             for td in swatches:
-                assert paint_of(td) == PALETTE[td.text()], (what, code, td.text())
+                assert paint_of(td) == FIFTH_AVENUE_PALETTE[td.text()], (what, code, td.text())
             for plot, row in zip(board.plots(code), (r for r in box.all("tr") if len(r.own("td")) == 2)):
                 cell = view["plots"][code][plot]
                 shown = row.own("td")[1].text()
@@ -346,7 +346,7 @@ def test_the_manhattan_cities_are_3x3_grids_seen_from_the_reader_and_colored_by_
                 assert words[0] == str(card), (what, code, card, words)
                 if site["parts"]:
                     assert words[1:3] == [str(site["height"]), site["owner"]], (what, code, card, words)
-                    assert paint_of(td) == PALETTE[site["owner"]], (what, code, card)
+                    assert paint_of(td) == MANHATTAN_PALETTE[site["owner"]], (what, code, card)
                 else:
                     assert words[1:] == ["–"] and "color" not in td.style, (what, code, card, words)
 
@@ -435,7 +435,8 @@ def test_a_picture_is_shown_near_the_board_only_when_given() -> None:
     img = imgs[0]
     assert img.attrs["src"] == "cid:board-1@pbem" and img.attrs["alt"] == picture["alt"]
     assert (img.attrs["width"], img.attrs["height"]) == ("640", "900")
-    assert img.style["max-width"] == "100%" and img.style["height"] == "auto"
+    # The column's width, never more than the picture's own: a picture a client blocks keeps the page a phone's width.
+    assert img.style["width"] == "100%" and img.style["max-width"] == "640px" and img.style["height"] == "auto"
     assert html.index("<img") < html.index(">The city<")  # before the board's first section
 
 
