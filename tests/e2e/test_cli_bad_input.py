@@ -319,8 +319,8 @@ def _cases() -> list[Any]:
         "deadline=": "KEY=VALUE", "=48h": "unknown setting",
     }.items():
         add(f"set-{setting}", ["game", "set", 1, setting], fragment)
-    for option, value in {"--deadline": "9999999999h", "--bid-deadline": "400d", "--deadline": "soon",
-                          "--reminder": "nan", "--on-timeout": "never"}.items():
+    for option, value in [("--deadline", "9999999999h"), ("--bid-deadline", "400d"), ("--deadline", "soon"),
+                          ("--reminder", "nan"), ("--on-timeout", "never")]:  # a list: --deadline twice
         add(f"new{option}-{value}", ["game", "new", "fifth-avenue", "-p", f"A={ANN}", "-p", f"B={BOB}", option, value],
             option.strip("-"))
 

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import re
 
 import pytest
 from sqlmodel import Session, select
 
-from pbem.games import get_game
 from pbem.games.rng import Rng
 from pbem.services.chronicle import describe
 from pbem.services.games import GameService
