@@ -20,7 +20,10 @@ is gone ends by itself.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import multiprocessing
+import os
 import signal
 import time
 import traceback
@@ -136,6 +139,21 @@ class OutboxProcess:
 
 
 WAKE, STOP = b"w", b"s"
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _die_with_the_worker() -> None:
+    """On Linux, the kernel kills this process the moment its worker dies: a killed worker's successor frees
+    the outbox rows it held and sends them, and this process must not be sending them too. (Elsewhere the
+    process looks every PARENT_CHECK seconds while it waits.)"""
+    parent = multiprocessing.parent_process()
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        return
+    if parent is not None and os.getppid() != parent.pid:
+        os._exit(0)  # the worker died before the kernel was asked
 
 
 def serve(url: str, mail: MailConfig, owner: str, mail_domain: str, log: Callable[[str], None], interval: float,
@@ -145,6 +163,7 @@ def serve(url: str, mail: MailConfig, owner: str, mail_domain: str, log: Callabl
     or when the worker is gone."""
     from ..store.db import make_engine
 
+    _die_with_the_worker()
     for signum in (signal.SIGINT, signal.SIGTERM):  # Ctrl-C and systemd reach the whole process group: the
         signal.signal(signum, signal.SIG_IGN)      # worker stops this process itself, after a last round
     engine = make_engine(url, create_folder=False, flushed=False)  # a mark lost in a power cut: a mail sent again
