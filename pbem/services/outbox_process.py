@@ -36,9 +36,7 @@ from ..adapters.outbox_sender import SendReport
 from ..config import MailConfig
 from ..store.models import utcnow
 from ..words import plural
-from . import notices
 from .ledger import MailLedger
-from .outbox import OutboxService
 from .relay import OutboxRelay, merge
 
 PARENT_CHECK = 5.0  # seconds: how often an idle relay process looks whether its worker still runs
@@ -49,6 +47,9 @@ def tell_moderator_of_failures(engine: Engine, mail: MailConfig, ledger: MailLed
     """Mails that could not be sent, ever: the moderator is told (unless it was a mail to the moderator)."""
     if not mail.moderator or not failed:
         return
+    from . import notices  # only when a mail failed for good: the sending process starts without the renderers
+    from .outbox import OutboxService
+
     outbox = OutboxService(engine)
     lost = [m for m in map(outbox.show, failed) if m.recipient != mail.moderator]
     if lost:
@@ -124,7 +125,7 @@ class OutboxProcess:
             self._process.join(0.05)
         if self._process.is_alive():
             self.log(f"the outbox process did not end within {timeout:g} s; stopping it")
-            self._process.terminate()
+            self._process.kill()  # it ignores SIGTERM (see serve())
             self._process.join(5)
         self._collect()
         self._pipe.close()

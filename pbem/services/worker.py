@@ -264,10 +264,10 @@ class MailWorker:
     def _process(self, msg: EmailMessage, raw: bytes, key: str, who: str, mailbox: str, uidvalidity: int,
                  uid: int) -> tuple[str, str, str]:
         with reading(self.engine):  # the lookups before the mail's one write share a transaction
-            return self._process_read(msg, raw, key, who, mailbox, uidvalidity, uid)
+            return self._handle_mail(msg, raw, key, who, mailbox, uidvalidity, uid)
 
-    def _process_read(self, msg: EmailMessage, raw: bytes, key: str, who: str, mailbox: str, uidvalidity: int,
-                      uid: int) -> tuple[str, str, str]:
+    def _handle_mail(self, msg: EmailMessage, raw: bytes, key: str, who: str, mailbox: str, uidvalidity: int,
+                     uid: int) -> tuple[str, str, str]:
         recorded = self.ledger.outcome(key)
         if recorded is not None:  # a second copy, or the worker stopped between the commit and the move
             return self.folder_for(recorded), who, "already processed"
