@@ -19,6 +19,7 @@ is the plots' light green, Manhattan's green (a player's) the players' darker gr
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -31,7 +32,7 @@ from pbem.games.manhattan.board import load_board as load_manhattan_board
 
 from . import manhattan as manhattan_text
 from .pictures.palette import COMMISSIONER_COLORS, PLAYER_COLORS, PLOT_COLORS, Color, manhattan_color
-from .text import TEMPLATE_DIR, _environment, bid_text, hand_parts, map_rows, owner_names, supply_lines
+from .text import MAP_FIELDS, TEMPLATE_DIR, _environment, bid_text, hand_parts, map_rows, owner_names, supply_lines
 
 
 def _swatch(color: Color) -> tuple[str, str]:
@@ -72,6 +73,28 @@ def render_board_html(kind: str, view: dict[str, Any], *, players: list[str]) ->
 # =========================================================================== Fifth Avenue
 
 
+def city_html(view: Mapping[str, Any], names: list[str]) -> Markup:
+    """Fifth Avenue's places as HTML: the same for every reader of a position, so drawn once for all of them
+    (as the text board's map is: ``text.city_map``)."""
+    return Markup(_city_html(json.dumps([names, {field: view[field] for field in (*MAP_FIELDS, "game")}],
+                                        sort_keys=True)))
+
+
+@lru_cache(maxsize=16)
+def _city_html(shown: str) -> str:
+    names, fields = json.loads(shown)
+    board = load_board(fields["back_side"])
+    return html_environment().get_template("fifth_avenue/city.html.j2").render({
+        "v": fields,  # only these: a field the places used and the key lacked would fail here, not go stale
+        "names": names,
+        "commissioners": board.commissioners,
+        "rings": {code: board.plots(code) for code in board.district_codes},
+        "markers_each": board.markers_per_commissioner,
+        "places": [place["code"] for row in map_rows(board) for place in row["places"]],
+        "place_names": dict(board.place_names),
+    })
+
+
 def fifth_avenue_context(view: dict[str, Any], players: list[str]) -> dict[str, Any]:
     """What templates/fifth_avenue/board.html.j2 needs: as the text board's context (``text.render_board``),
     with the places in the commissioners' order instead of the map's rows of boxes."""
@@ -79,9 +102,11 @@ def fifth_avenue_context(view: dict[str, Any], players: list[str]) -> dict[str, 
         raise ValueError(f"{view['players']} players in the game but {len(players)} names given")
     board = load_board(view["back_side"])
     frames = {frame["kind"]: frame for frame in view["frames"]}
+    names = owner_names(players[: view["players"]], robot=view["players"] == 2)
     return {
         "v": view,
-        "names": owner_names(players[: view["players"]], robot=view["players"] == 2),
+        "city_html": city_html(view, names),
+        "names": names,
         "robot": view["players"] if view["players"] == 2 else None,
         "colors": board.plot_colors,
         "commissioners": board.commissioners,
