@@ -19,7 +19,6 @@ is the plots' light green, Manhattan's green (a player's) the players' darker gr
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -32,7 +31,7 @@ from pbem.games.manhattan.board import load_board as load_manhattan_board
 
 from . import manhattan as manhattan_text
 from .pictures.palette import COMMISSIONER_COLORS, PLAYER_COLORS, PLOT_COLORS, Color, manhattan_color
-from .text import MAP_FIELDS, TEMPLATE_DIR, _environment, bid_text, hand_parts, map_rows, owner_names, supply_lines
+from .text import MAP_FIELDS, TEMPLATE_DIR, _environment, city_context, city_key, bid_text, hand_parts, map_rows, owner_names, supply_lines
 
 
 def _swatch(color: Color) -> tuple[str, str]:
@@ -76,23 +75,14 @@ def render_board_html(kind: str, view: dict[str, Any], *, players: list[str]) ->
 def city_html(view: Mapping[str, Any], names: list[str]) -> Markup:
     """Fifth Avenue's places as HTML: the same for every reader of a position, so drawn once for all of them
     (as the text board's map is: ``text.city_map``)."""
-    return Markup(_city_html(json.dumps([names, {field: view[field] for field in (*MAP_FIELDS, "game")}],
-                                        sort_keys=True)))
+    return Markup(_city_html(city_key(view, names, (*MAP_FIELDS, "game"))))  # the game: its colours
 
 
 @lru_cache(maxsize=16)
-def _city_html(shown: str) -> str:
-    names, fields = json.loads(shown)
-    board = load_board(fields["back_side"])
-    return html_environment().get_template("fifth_avenue/city.html.j2").render({
-        "v": fields,  # only these: a field the places used and the key lacked would fail here, not go stale
-        "names": names,
-        "commissioners": board.commissioners,
-        "rings": {code: board.plots(code) for code in board.district_codes},
-        "markers_each": board.markers_per_commissioner,
-        "places": [place["code"] for row in map_rows(board) for place in row["places"]],
-        "place_names": dict(board.place_names),
-    })
+def _city_html(key: str) -> str:
+    context = city_context(key)
+    context["places"] = [place["code"] for row in context["map_rows"] for place in row["places"]]
+    return html_environment().get_template("fifth_avenue/city.html.j2").render(context)
 
 
 def fifth_avenue_context(view: dict[str, Any], players: list[str]) -> dict[str, Any]:

@@ -84,22 +84,33 @@ MAP_FIELDS = ("back_side", "districts", "commissioners", "markers", "stopped", "
 
 def city_map(view: Mapping[str, Any], names: list[str]) -> str:
     """The map of ``view``'s city (districts, City Hall, Central Park, the lines between), as text."""
-    return _city_map(json.dumps([names, {field: view[field] for field in MAP_FIELDS}], sort_keys=True))
+    return _city_map(city_key(view, names))
 
 
-@lru_cache(maxsize=16)
-def _city_map(shown: str) -> str:
-    names, fields = json.loads(shown)
+def city_key(view: Mapping[str, Any], names: list[str], fields: tuple[str, ...] = MAP_FIELDS) -> str:
+    """What a drawing of the city shows of ``view``, as a cache key: the same for every reader of a position."""
+    return json.dumps([names, {field: view[field] for field in fields}], sort_keys=True)
+
+
+def city_context(key: str) -> dict[str, Any]:
+    """The context a drawing of the city gets from ``city_key``: its ``v`` holds only the key's fields, so a
+    field the drawing used and the key lacked would fail there, not go stale in a cache."""
+    names, fields = json.loads(key)
     board = load_board(fields["back_side"])
-    return _environment().get_template("fifth_avenue/map.txt.j2").render({
-        "v": fields,  # only these: a field the map used and MAP_FIELDS lacked would fail here, not go stale
+    return {
+        "v": fields,
         "names": names,
         "commissioners": board.commissioners,
         "rings": {code: board.plots(code) for code in board.district_codes},
         "markers_each": board.markers_per_commissioner,
         "map_rows": map_rows(board),
         "place_names": dict(board.place_names),
-    }).rstrip("\n")
+    }
+
+
+@lru_cache(maxsize=16)
+def _city_map(key: str) -> str:
+    return _environment().get_template("fifth_avenue/map.txt.j2").render(city_context(key)).rstrip("\n")
 
 
 def render_moderator_board(state: Any, *, players: list[str]) -> str:
