@@ -21,30 +21,34 @@ public); Manhattan's is drawn from the reader's side of the table
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
-from . import fifth_avenue, manhattan
+import importlib
+from types import ModuleType
+from typing import Any
 
 MAX_WIDTH = 700
 MAX_BYTES = 80 * 1024
 MEDIA_TYPE = "image/png"
 
-_PICTURES: dict[str, Callable[..., bytes]] = {"fifth-avenue": fifth_avenue.draw, "manhattan": manhattan.draw}
-_ALTS: dict[str, Callable[..., str]] = {"fifth-avenue": fifth_avenue.alt_text, "manhattan": manhattan.alt_text}
+# Each game's drawing module, loaded when first used: palette users (the HTML part) do not load Pillow.
+_MODULES = {"fifth-avenue": "fifth_avenue", "manhattan": "manhattan"}
+
+
+def _drawing(kind: str) -> ModuleType:
+    return importlib.import_module(f"{__name__}.{_MODULES[kind]}")
 
 
 def board_picture(kind: str, view: dict[str, Any], *, players: list[str]) -> bytes:
     """The board of ``view`` as PNG bytes; ``players`` are the display names by seat."""
-    draw = _PICTURES[kind]
+    module = _drawing(kind)
     _check_names(view, players)
-    return draw(view, players=players)
+    return module.draw(view, players=players)
 
 
 def board_alt(kind: str, view: dict[str, Any], *, players: list[str]) -> str:
     """A short description of the picture in words, for its alt text."""
-    describe = _ALTS[kind]
+    module = _drawing(kind)
     _check_names(view, players)
-    return describe(view, players=players)
+    return module.alt_text(view, players=players)
 
 
 def _check_names(view: dict[str, Any], players: list[str]) -> None:
