@@ -18,15 +18,23 @@ from __future__ import annotations
 import os
 import signal
 
-_crash_at = int(os.environ.get("PBEM_CRASH_AT", "0") or 0)
-_log_path = os.environ.get("PBEM_CRASH_LOG") or None
-_armed = bool(_crash_at or _log_path)
+_armed: bool | None = None  # read from the environment at the first point: a process forked after importing
+_crash_at = 0  # this module (the tests' prestarted pbem) must still see the environment of its own run
+_log_path: str | None = None
 _count = 0
+
+
+def _arm() -> bool:
+    global _armed, _crash_at, _log_path
+    _crash_at = int(os.environ.get("PBEM_CRASH_AT", "0") or 0)
+    _log_path = os.environ.get("PBEM_CRASH_LOG") or None
+    _armed = bool(_crash_at or _log_path)
+    return _armed
 
 
 def reached(name: str) -> None:
     """The worker is at ``name``; die here when a test asked for this point."""
-    if not _armed:
+    if not (_armed if _armed is not None else _arm()):
         return
     global _count
     _count += 1

@@ -22,18 +22,30 @@ from pbem.testing.prestarted import Prestarted
 
 PBEM = shutil.which("pbem")
 FRESH_PROCESSES = os.environ.get("PBEM_TEST_FRESH_PROCESSES", "") not in ("", "0")
+# The settings a run reads when its command starts (pbem.config, pbem.crashpoints), never on import: they may
+# differ from run to run without a new process.
+PER_RUN = ["PBEM_DATABASE_URL", "PYTEST_CURRENT_TEST", "PBEM_CONFIG", "PBEM_GAME_ADDRESS", "PBEM_CRASH_AT",
+           "PBEM_CRASH_LOG", *(f"PBEM_{server}_{key}" for server in ("IMAP", "SMTP")
+                               for key in ("HOST", "PORT", "SECURITY", "USER", "PASSWORD"))]
 PRESTARTED = None if PBEM is None or FRESH_PROCESSES else Prestarted(
-    PBEM, preload=["pbem.cli"], per_run=["PBEM_DATABASE_URL", "PYTEST_CURRENT_TEST"])
+    PBEM, preload=["pbem.cli", "pbem.cli.worker", "pbem.services.worker"], per_run=PER_RUN)
 if PRESTARTED is not None:
     atexit.register(PRESTARTED.stop)
 
 
-def run_pbem(url: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+def run_pbem_with(env: dict[str, str], *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``pbem ARGS`` run to its end in the environment ``env`` (plus COLUMNS=120), as ``subprocess.run`` with
+    ``capture_output=True, text=True`` would: forked from the prestarted pbem when it can be."""
     command = [PBEM] if PBEM else [sys.executable, "-m", "pbem"]
-    env = dict(os.environ, PBEM_DATABASE_URL=url, COLUMNS="120")
-    proc = PRESTARTED.run(args, env=env, timeout=120, command=command) if PRESTARTED is not None else None
+    env = dict(env, COLUMNS="120")
+    proc = PRESTARTED.run(args, env=env, timeout=timeout, command=command) if PRESTARTED is not None else None
     if proc is None:
-        proc = subprocess.run([*command, *args], capture_output=True, text=True, env=env, timeout=120)
+        proc = subprocess.run([*command, *args], capture_output=True, text=True, env=env, timeout=timeout)
+    return proc
+
+
+def run_pbem(url: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    proc = run_pbem_with(dict(os.environ, PBEM_DATABASE_URL=url), *args)
     if check:
         assert proc.returncode == 0, proc.stderr
     return proc
@@ -49,6 +61,12 @@ def assert_one_line_error(proc: subprocess.CompletedProcess[str], fragment: str)
 @pytest.fixture
 def pbem() -> Callable[..., subprocess.CompletedProcess[str]]:
     return run_pbem
+
+
+@pytest.fixture
+def pbem_with() -> Callable[..., subprocess.CompletedProcess[str]]:
+    """``pbem_with(env, *args)``: a run in an environment of the test's own (see ``run_pbem_with``)."""
+    return run_pbem_with
 
 
 @pytest.fixture

@@ -104,13 +104,13 @@ class Scenario:
             for raw in batch():
                 client.append("INBOX", raw)
 
-    def worker_process(self, crash_at: int = 0) -> subprocess.CompletedProcess[str]:
+    def worker_process(self, pbem_with, crash_at: int = 0) -> subprocess.CompletedProcess[str]:
         env = dict(os.environ, PBEM_DATABASE_URL=self.url, PBEM_CONFIG=str(self.db.with_suffix(".toml")),
                    PBEM_IMAP_HOST="127.0.0.1", PBEM_IMAP_PORT=str(self.dovecot.imap_port),
                    PBEM_IMAP_SECURITY="plain", PBEM_IMAP_USER="game", PBEM_IMAP_PASSWORD="secret",
                    PBEM_SMTP_HOST="127.0.0.1", PBEM_SMTP_PORT=str(self.smtp.port), PBEM_SMTP_SECURITY="plain",
                    PBEM_GAME_ADDRESS=GAME, PBEM_CRASH_LOG=str(self.log), PBEM_CRASH_AT=str(crash_at))
-        return subprocess.run(["pbem", "worker", "--once"], env=env, capture_output=True, text=True, timeout=120)
+        return pbem_with(env, "worker", "--once")
 
     def restart(self, later: timedelta = timedelta(minutes=11)) -> PassReport:
         """The worker started again ``later`` (by default past the lease of any mail a dead one had claimed)."""
@@ -144,9 +144,9 @@ class Scenario:
 
 
 def test_sigkill_at_every_step_of_a_batch_loses_and_doubles_nothing(
-        tmp_path, sqlite_template, dovecot, smtp_server, mailboxes) -> None:
+        tmp_path, sqlite_template, dovecot, smtp_server, mailboxes, pbem_with) -> None:
     clean = Scenario(tmp_path, sqlite_template, dovecot, smtp_server, mailboxes, "clean")
-    run = clean.worker_process()
+    run = clean.worker_process(pbem_with)
     assert run.returncode == 0, run.stdout + run.stderr
     steps = clean.points()
     expected = clean.outcome()
@@ -159,7 +159,7 @@ def test_sigkill_at_every_step_of_a_batch_loses_and_doubles_nothing(
 
     for k, step in enumerate(steps, start=1):
         case = Scenario(tmp_path, sqlite_template, dovecot, smtp_server, mailboxes, f"crash{k}")
-        killed = case.worker_process(crash_at=k)
+        killed = case.worker_process(pbem_with, crash_at=k)
         assert killed.returncode == -signal.SIGKILL, (k, step, killed.stdout + killed.stderr)
         assert case.points()[-1] == step  # the same batch reaches the same steps in the same order
         case.restart()
