@@ -21,6 +21,7 @@ and ``postgres_url``.
 from __future__ import annotations
 
 import atexit
+import gc
 import os
 import shutil
 import tempfile
@@ -37,7 +38,8 @@ from pbem.testing.mailservers import Dovecot, Mailboxes, SmtpToLmtp, dovecot_ava
 PG_ADMIN_URL = os.environ.get("PBEM_TEST_PG_ADMIN", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 PG_DATABASE = os.environ.get("PBEM_TEST_PG_DATABASE", f"pbem_test_{os.getpid()}")
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-TABLES = ("worker_heartbeats", "marks", "absences", "mail_claims", "outbox", "inbound_mails", "snapshots", "events", "seats", "games")
+TABLES = ("archive_hidden_players", "worker_heartbeats", "marks", "absences", "mail_claims", "outbox", "inbound_mails",
+          "snapshots", "events", "seats", "games")
 RAM_DISK = Path("/dev/shm")
 RAM_DISK_MIN_FREE = 2 * 1024**3
 
@@ -71,6 +73,14 @@ def _fast_scratch() -> None:
 
 
 _fast_scratch()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The run keeps tens of thousands of long-lived objects (the imported modules, SQLAlchemy's and Jinja's caches)
+    # that every full collection of the garbage collector walks again: 6% of the integration tests' time here.
+    # Frozen, the collector skips them; a larger first generation makes the collections fewer.
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)
 
 
 def _pg_url() -> str:
