@@ -97,12 +97,25 @@ class MailConfig:
 
 
 @dataclass(frozen=True)
+class ArchiveConfig:
+    """Where the worker keeps the archive's web site (``[archive] dir``) and where people find it (``url``)."""
+
+    folder: Path | None = None  # None: the worker keeps no site (``pbem archive build`` still makes one)
+    url: str = ""  # the site's address as players reach it; "" = mails carry no link
+
+    def game_url(self, game_id: int) -> str:
+        """The address of a game's page (``pbem.archive.site`` writes it as games/<id>.html), or ""."""
+        return f"{self.url.rstrip('/')}/games/{game_id}.html" if self.url else ""
+
+
+@dataclass(frozen=True)
 class Config:
     database_url: str
     database_url_from: str  # option, environment, config file, default
     config_file: Path | None
     mail_domain: str = "pbem.invalid"  # the right-hand side of the Message-IDs we choose
     mail: MailConfig | None = None
+    archive: ArchiveConfig = ArchiveConfig()
 
 
 def default_config_file() -> Path:
@@ -145,7 +158,17 @@ def load_config(db: str | None = None, config_file: Path | None = None) -> Confi
         config_file=path if path.exists() else None,
         mail_domain=str(domain),
         mail=mail_config,
+        archive=_archive_config(data),
     )
+
+
+def _archive_config(data: dict[str, Any]) -> ArchiveConfig:
+    section = data.get("archive", {})
+    folder = str(_setting(section, "dir", "PBEM_ARCHIVE_DIR", "")).strip()
+    url = str(_setting(section, "url", "PBEM_ARCHIVE_URL", "")).strip()
+    if url and not url.startswith(("https://", "http://")):
+        raise ConfigError(f"archive.url must be a web address (https://...), not {url!r}")
+    return ArchiveConfig(folder=Path(folder).expanduser() if folder else None, url=url)
 
 
 def _setting(section: dict[str, Any], key: str, env: str, default: Any = None) -> Any:

@@ -146,7 +146,7 @@ class AppContext:
     def service(self) -> GameService:
         from ..services.games import GameService
 
-        return GameService(self.engine(), mail_domain=self.config.mail_domain)
+        return GameService(self.engine(), mail_domain=self.config.mail_domain, archive=self.config.archive)
 
     def reader(self) -> GameReader:
         """The games, for a command that only reads them: without the service's mail side, so it starts sooner."""

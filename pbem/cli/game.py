@@ -353,11 +353,12 @@ app.command("abort")(_status_command("abort", "End a game for good without a win
 def game_set(
     ctx: typer.Context,
     game: int = typer.Argument(..., help="Game number."),
-    settings: list[str] = typer.Argument(..., help="KEY=VALUE: deadline=72h, bid-deadline=24h, reminder=75%, on-timeout=moderator|auto, mail=turns|all|digest, pictures=on|off."),
+    settings: list[str] = typer.Argument(..., help="KEY=VALUE: deadline=72h, bid-deadline=24h, reminder=75%, on-timeout=moderator|auto, mail=turns|all|digest, pictures=on|off, archive=yes|no."),
     player: Optional[str] = typer.Option(None, "--player", help="mail= and pictures= for this player only (default: the game's setting, for every player who made no choice)."),
     reason: str = REASON,
 ) -> None:
-    """Change a game's deadlines, which mails its players get, or whether the mails carry a picture of the board.
+    """Change a game's deadlines, which mails its players get, whether the mails carry a picture of the board, or
+    whether the archive's web site shows the game.
 
     Deadlines: the decision now due is timed anew from when it was asked; everybody is mailed.
 
@@ -368,6 +369,9 @@ def game_set(
     pictures=on (the default: every game mail carries a picture of the board in its HTML part) or pictures=off.
     Players may choose for themselves by mail ('pictures off').
 
+    archive=yes (the default: the archive's web site shows the game, move by move) or archive=no (the site leaves
+    it out). Nobody is mailed.
+
     Example:
 
         pbem game set 3 deadline=48h bid-deadline=12h
@@ -377,6 +381,8 @@ def game_set(
         pbem game set 3 mail=all --player ann@example.org
 
         pbem game set 3 pictures=off
+
+        pbem game set 3 archive=no
     """
     from ..services.timing import Timing
 
@@ -384,10 +390,16 @@ def game_set(
     for item in settings:
         key, sep, value = item.partition("=")
         if not sep or not value:
-            fail(f"'{item}' is not KEY=VALUE; the keys are {', '.join(Timing.SETTINGS)}, mail, pictures")
+            fail(f"'{item}' is not KEY=VALUE; the keys are {', '.join(Timing.SETTINGS)}, mail, pictures, archive")
         pairs[key] = value
     context = app_context(ctx)
-    mode, pictures = pairs.pop("mail", None), pairs.pop("pictures", None)
+    mode, pictures, archive = pairs.pop("mail", None), pairs.pop("pictures", None), pairs.pop("archive", None)
+    if player and archive is not None:
+        fail("archive= is the game's, not a player's: set it without --player")
+    if archive is not None:
+        from ..services.archive_settings import checked_archive, set_archive
+
+        archive = checked_archive(archive)  # before anything is changed
     if player and mode is None and pictures is None:
         fail("--player goes with mail=... or pictures=...: deadlines are the same for every player")
     if player and pairs:
@@ -399,6 +411,9 @@ def game_set(
     if pictures is not None:
         pictures = context.service().set_pictures(game, pictures, player)
         typer.echo(f"Game {game}: pictures{whose} = {pictures}.")
+    if archive is not None:
+        archive = set_archive(context.engine(), game, archive)
+        typer.echo(f"Game {game}: archive = {archive}.")
     if pairs:
         timing = context.service().set_timing(game, pairs, reason=reason)
         context.send_now(game)

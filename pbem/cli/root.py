@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from .. import __version__
+from . import archive as archive_commands
 from . import db as db_commands
 from . import demo as demo_commands
 from . import helptext  # noqa: F401 - what --help shows for an option's value
@@ -32,6 +33,7 @@ app.add_typer(db_commands.app, name="db")
 app.add_typer(game_commands.app, name="game")
 app.add_typer(mail_commands.app, name="mail")
 app.add_typer(outbox_commands.app, name="outbox")
+app.add_typer(archive_commands.app, name="archive")
 app.add_typer(worker_commands.config_app, name="config")
 app.command("worker")(worker_commands.worker)
 app.command("demo")(demo_commands.demo)

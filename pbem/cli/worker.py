@@ -64,7 +64,7 @@ def worker(
     engine = context.engine()
 
     log = log_line
-    runner = MailWorker(engine, mail, log=log, mail_domain=context.config.mail_domain)
+    runner = MailWorker(engine, mail, log=log, mail_domain=context.config.mail_domain, archive=context.config.archive)
     if once:
         try:
             report = runner.run_once()

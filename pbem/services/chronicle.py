@@ -115,16 +115,16 @@ def happenings(rows: Iterable[Row], info: GameInfo, reader: int | None, after: i
                 last.seq = row.seq
                 continue
             run = key
-            told.append(Happening(_played(info, row.seat, data, reader, command), details, row.seq))
+            told.append(Happening(played_words(info, row.seat, data, reader, command), details, row.seq))
             continue
         run = None
-        words = data.get("words") or _fallback_words(row)
+        words = data.get("words") or fallback_words(row)
         if words:
             told.append(Happening(with_names(info, words), list(data.get("lines", [])), row.seq))
     return told
 
 
-def _played(info: GameInfo, seat: int | None, data: dict[str, Any], reader: int | None, command: str) -> str:
+def played_words(info: GameInfo, seat: int | None, data: dict[str, Any], reader: int | None, command: str) -> str:
     who = "you" if seat == reader else player_label(info, seat) if seat is not None else "somebody"
     reason = f" (the moderator says: {data['reason']})" if data.get("reason") else ""
     if data.get("by") == "deadline":
@@ -135,7 +135,7 @@ def _played(info: GameInfo, seat: int | None, data: dict[str, Any], reader: int 
     return f"{who[0].upper()}{who[1:]} played: {command}"
 
 
-def _fallback_words(row: Row) -> str:
+def fallback_words(row: Row) -> str:
     """Words for an event stored before events carried their own (``data["words"]``)."""
     data = row.data or {}
     reason = f" The moderator says: {data['reason']}" if data.get("reason") else ""
@@ -152,6 +152,7 @@ def _fallback_words(row: Row) -> str:
     return ""
 
 
-__all__ = ["Happening", "Row", "describe", "happenings", "named", "player_label", "private_lines", "public_events",
+__all__ = ["Happening", "Row", "describe", "fallback_words", "happenings", "named", "played_words", "player_label",
+           "private_lines", "public_events",
            "readable_by",
            "with_names"]

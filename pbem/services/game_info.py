@@ -45,6 +45,7 @@ class GameInfo:
     due_at: datetime | None = None  # when the decision now due must be made (set where it is known)
     delivery: str = "turns"  # the game's choice of mails for players who made none
     pictures: str = "on"  # the game's choice of pictures for players who made none
+    page: str = ""  # the address of the game's page in the archive's web site, when it has one ([archive] url)
     # The game's events after the earliest its players were last told of (services.chronicle): set by the
     # service before it makes mails, whose "since your last mail" they fill.
     recent: list[Any] = field(default_factory=list, repr=False)

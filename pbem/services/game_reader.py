@@ -18,6 +18,7 @@ from sqlmodel import Session, select
 
 from ..games import get_game
 from ..limits import MAX_GAME_ID
+from ..config import ArchiveConfig
 from ..store.models import DecisionClock, Event, Game, GameStatus, Seat, Snapshot, utcnow
 from ..store.uow import UnitOfWork
 from .deadlines import aware
@@ -29,10 +30,11 @@ from .timing import Timing
 
 class GameReader:
     def __init__(self, engine: Engine, *, clock: Callable[[], datetime] = utcnow,
-                 mail_domain: str = "pbem.invalid") -> None:
+                 mail_domain: str = "pbem.invalid", archive: ArchiveConfig = ArchiveConfig()) -> None:
         self.engine = engine
         self.clock = clock
         self.mail_domain = mail_domain
+        self.archive = archive  # where the archive's pages are, for the links in mails
 
     def list_games(self, status: str | None = None) -> list[GameInfo]:
         if status is not None and status not in GameStatus.ALL:
@@ -136,6 +138,7 @@ class GameReader:
                                 (x.pictures or game.pictures) == "on") for x in seats],
             created_at=aware(game.created_at), updated_at=aware(game.updated_at), state=state, last_seq=last_seq,
             timing=Timing.from_dict(game.timing), delivery=game.delivery, pictures=game.pictures,
+            page=self.archive.game_url(game.id) if game.archive != "no" else "",
         )
 
     def _load(self, s: Session, game: Game) -> GameInfo:

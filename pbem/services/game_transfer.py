@@ -32,9 +32,10 @@ from sqlmodel import select
 from ..store.models import Event, Game, GameStatus, Seat, Snapshot, limit_of
 from ..store.uow import UnitOfWork
 from . import deadlines, delivery
+from .archive_settings import ARCHIVE
 from .chronicle import public_events
 from ..limits import MAX_SEED, MIN_SEED
-from .games import _effective_commands, bounded_timing
+from .games import bounded_timing, effective_commands
 from .errors import BadRequest, ImportFailed
 from .input_checks import checked_address, checked_name
 from .timing import Timing, TimingError
@@ -67,17 +68,18 @@ def export_game(games: GameService, game_id: int) -> dict[str, Any]:
          "text": h.text, "source": h.source, "data": h.data}
         for h in history
     ]
-    in_force = _effective_commands(events)[history[-1].seq]
+    in_force = effective_commands(events)[history[-1].seq]
     with UnitOfWork(games.engine) as uow:  # a player's own choices of mails and pictures ("" = the game's), as stored
         stored = uow.session.exec(select(Seat).where(Seat.game_id == game_id)).all()
         own = {x.seat: x.delivery for x in stored}
         own_pictures = {x.seat: x.pictures for x in stored}
+        archive = uow.session.get(Game, game_id).archive  # type: ignore[union-attr]
     return {
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
         "game": {"id": info.id, "kind": info.kind, "variant": info.variant, "seed": info.seed,
                  "status": info.status, "settings": info.settings, "timing": info.timing.to_dict(),
-                 "delivery": info.delivery, "pictures": info.pictures,
+                 "delivery": info.delivery, "pictures": info.pictures, "archive": archive,
                  "created_at": info.created_at.isoformat(), "updated_at": info.updated_at.isoformat()},
         "players": [{"seat": p.seat, "name": p.name, "email": p.email, **({"secret": p.secret} if p.secret else {}),
                      **({"delivery": own[p.seat]} if own.get(p.seat) else {}),
@@ -181,6 +183,7 @@ class _Checked:
     timing: Timing
     delivery: str
     pictures: str
+    archive: str
     created_at: datetime
     players: list[dict[str, Any]]
     events: list[dict[str, Any]]
@@ -288,6 +291,9 @@ def _check(doc: dict[str, Any], now: datetime) -> _Checked:
         raise _Damaged(f"game timing is not understood: {getattr(exc, 'message', exc)}") from None
     mails = _delivery(game_doc.get("delivery", delivery.DEFAULT), "game delivery")
     pictures = _pictures(game_doc.get("pictures", "on"), "game pictures")  # an export from before pictures: on
+    archive = game_doc.get("archive", "yes")  # an export from before the archive: in it
+    _require(isinstance(archive, str) and archive in ARCHIVE,
+             f"game archive {_shown(archive)} is not one of {', '.join(ARCHIVE)}")
 
     _require(bool(players) and bool(events) and bool(state), "players, events and state must not be empty")
     _require(len(players) in module.PLAYERS,
@@ -321,7 +327,8 @@ def _check(doc: dict[str, Any], now: datetime) -> _Checked:
     _require(events[0].get("kind") == "created", "event 1 must be the game's creation")
     stored = [_event(e, len(seats), now) for e in events]
     return _Checked(kind=module.NAME, variant=variant, seed=seed, status=status, settings=dict(settings),
-                    timing=timing, delivery=mails, pictures=pictures, created_at=created_at, players=seats,
+                    timing=timing, delivery=mails, pictures=pictures, archive=archive, created_at=created_at,
+                    players=seats,
                     events=stored, state=state)
 
 
@@ -403,7 +410,8 @@ def import_game(games: GameService, doc: Any) -> int:
         s = uow.session
         game = Game(kind=checked.kind, variant=checked.variant, seed=checked.seed, status=checked.status,
                     settings=checked.settings, timing=checked.timing.to_dict(), delivery=checked.delivery,
-                    pictures=checked.pictures, created_at=checked.created_at, updated_at=now)
+                    pictures=checked.pictures, archive=checked.archive, created_at=checked.created_at,
+                    updated_at=now)
         s.add(game)
         s.flush()
         s.add_all(Seat(game_id=game.id, seat=p["seat"], name=p["name"], email=p["email"], secret=p["secret"],
@@ -426,7 +434,7 @@ def import_game(games: GameService, doc: Any) -> int:
 def _replay(checked: _Checked) -> tuple[Any, dict[int, list[dict[str, Any]]]]:
     """The state from the seed and the commands in force, and the public engine events of every command of the
     history (undone ones too: their mails told of them), by event number."""
-    in_force = _effective_commands(checked.events)
+    in_force = effective_commands(checked.events)
     state = _new_state(checked)
     told: dict[int, list[dict[str, Any]]] = {}
     for e in checked.events:

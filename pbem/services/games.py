@@ -37,6 +37,7 @@ from sqlmodel import Session, select
 from ..games import get_game
 from ..limits import MAX_DEADLINE, MAX_GAME_ID, MAX_SEED
 from ..games.errors import CommandError
+from ..config import ArchiveConfig
 from ..store.models import Event, Game, GameStatus, InboundMail, OutboxMail, Seat, Snapshot, utcnow
 from ..store.uow import UnitOfWork
 from ..timespans import format_duration
@@ -107,7 +108,7 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-def _effective_commands(events: Iterable[Event | dict[str, Any]]) -> dict[int, list[tuple[int, int, str]]]:
+def effective_commands(events: Iterable[Event | dict[str, Any]]) -> dict[int, list[tuple[int, int, str]]]:
     """For each event number, the commands in force just after it: (seq, seat, command).
 
     An undo to event N puts back exactly what was in force after N, so the
@@ -143,8 +144,9 @@ class GameService(GameReader):
         clock: Callable[[], datetime] = utcnow,
         mail_domain: str = "pbem.invalid",
         snapshot_every: int = SNAPSHOT_EVERY,
+        archive: ArchiveConfig = ArchiveConfig(),
     ) -> None:
-        super().__init__(engine, clock=clock, mail_domain=mail_domain)
+        super().__init__(engine, clock=clock, mail_domain=mail_domain, archive=archive)
         self.snapshot_every = snapshot_every
 
     # ------------------------------------------------------------------ creating
@@ -308,7 +310,7 @@ class GameService(GameReader):
                 raise GameNotActive(f"game {game_id} was aborted; it cannot be changed")
             events = s.exec(select(Event).where(Event.game_id == game_id).order_by(Event.seq)).all()
             last = events[-1].seq
-            after = _effective_commands(events)
+            after = effective_commands(events)
             current = after[last]
             if steps is not None:
                 if steps < 1 or steps > len(current):

@@ -738,6 +738,7 @@ class MailCommands:
             return ["You may send now (<a|b> means a or b):"] + [_wrap(shape, "  ") for shape in shapes]
         if word == "history":
             entries = [h for h in self.games.history(info.id) if h.kind == "command"][-HISTORY_LINES:]
+            page = [_wrap(f"Every move, with the board after it: {info.page}")] if info.page else []
             return ["The last commands:"] + [
-                _wrap(f"#{h.seq} {names[h.seat]}: {h.data.get('command', h.text)}", "  ") for h in entries]
+                _wrap(f"#{h.seq} {names[h.seat]}: {h.data.get('command', h.text)}", "  ") for h in entries] + page
         return mail_help(info, seat, moderator=self.moderator)

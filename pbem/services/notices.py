@@ -207,7 +207,9 @@ class Mailer:
             "note": [wrap(line) for line in note],
             "decision": decision, "waiting": "" if decision else self._waiting(seat), "secret": player.secret,
             "over": state.is_terminal(),
-            "board": render.board(info.kind, view, players=names).rstrip(), "extra": list(extra),
+            "board": render.board(info.kind, view, players=names).rstrip(),
+            "extra": [*extra, *([f"The whole game, move by move: {info.page}"] if info.page and state.is_terminal()
+                                else [])],
             # what the HTML part draws its own board from (the text board above is for the text part)
             "kind": info.kind, "view": view, "players": names, "reader": seat,
         }

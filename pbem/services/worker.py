@@ -28,7 +28,7 @@ from sqlalchemy import Engine
 from .. import crashpoints
 from ..adapters.imap_inbox import Inbox, MailboxState
 from ..adapters.outbox_sender import SendReport
-from ..config import MailConfig
+from ..config import ArchiveConfig, MailConfig
 from ..mail.message import is_bounce, ledger_key, sender, subject
 from ..mail.text import read_message
 from ..words import plural
@@ -69,13 +69,16 @@ class MailWorker:
     def __init__(
         self, engine: Engine, mail: MailConfig, *, clock: Callable[[], datetime] = utcnow,
         log: Callable[[str], None] = lambda line: None, mail_domain: str | None = None, rate_limit: int = RATE_LIMIT,
+        archive: ArchiveConfig = ArchiveConfig(),
     ) -> None:
         self.engine = engine
         self.mail = mail
         self.clock = clock
         self.log = log
         self.rate_limit = rate_limit
-        self.games = GameService(engine, clock=clock, mail_domain=mail_domain or mail.game_address.split("@")[-1])
+        self.archive = archive
+        self.games = GameService(engine, clock=clock, mail_domain=mail_domain or mail.game_address.split("@")[-1],
+                                 archive=archive)
         self.ledger = MailLedger(engine, clock=clock, mail_domain=self.games.mail_domain)
         self.commands = MailCommands(self.games, ledger=self.ledger, moderator=mail.moderator)
         self.instance = Instance.start()
@@ -98,6 +101,7 @@ class MailWorker:
                 self.read_inbox(inbox, report)
             self.keep_time()
             merge(report.sent, self.relay.send_now())
+            self.keep_archive()
             self.heartbeat.beat(stopped=True)
         except Exception as exc:  # pbem status tells why, until a pass of the timer works again
             self.heartbeat.beat(stopped=True, trouble=f"the pass failed ({type(exc).__name__}: {exc})")
@@ -139,6 +143,7 @@ class MailWorker:
                         if self.keep_time():
                             self.sender.wake()  # type: ignore[union-attr]  # set by run_forever()
                         self._log_sent(self.sender.take_report())  # type: ignore[union-attr]
+                        self.keep_archive()
                         self.heartbeat.beat()
                         if report.processed:
                             continue  # mail that came during the pass was announced then, not to the IDLE to come
@@ -163,6 +168,21 @@ class MailWorker:
         for line in said:
             self.log(line)
         return bool(said)
+
+    def keep_archive(self) -> None:
+        """The archive's web site brought up to date with this pass (``[archive] dir``): the pages of the games
+        that changed. A failure is logged and the mail goes on: the next pass tries again."""
+        if self.archive.folder is None:
+            return
+        from ..archive.site import build  # the site's templates load only for a worker that keeps one
+
+        try:
+            built = build(self.engine, self.archive.folder)
+        except Exception as exc:  # noqa: BLE001 - the archive must never stop the games
+            self.log(f"the archive at {self.archive.folder} was not updated ({type(exc).__name__}: {exc})")
+            return
+        if built.pages:
+            self.log(f"archive: {plural(built.pages, 'page')} written, {plural(built.steps, 'step')} drawn")
 
     def _log_sent(self, sent: SendReport) -> None:
         if sent.sent or sent.failed:

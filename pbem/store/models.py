@@ -76,6 +76,8 @@ class Game(SQLModel, table=True):
     delivery: str = _string(WORD, default="turns", sa_column_kwargs={"server_default": "turns"})
     # Whether game mails carry a picture of the board ("on" or "off") unless a player chose for themselves.
     pictures: str = _string(WORD, default="on", sa_column_kwargs={"server_default": "on"})
+    # Whether the archive's web site shows the game ("yes" or "no": the moderator left it out; pbem.archive).
+    archive: str = _string(WORD, default="yes", sa_column_kwargs={"server_default": "yes"})
     created_at: datetime = _when(nullable=False)
     updated_at: datetime = _when(nullable=False)
 
@@ -265,6 +267,17 @@ class WorkerHeartbeat(SQLModel, table=True):
     mail_left_oldest: Optional[datetime] = _when(nullable=True)
 
 
+class ArchiveHiddenPlayer(SQLModel, table=True):
+    """A player the moderator keeps out of the archive's web site by name: its pages call them "Player <key>".
+    Kept by the key of their address (``pbem.archive.history.player_key``), so the table holds no address."""
+    model_config = DEFERRED
+
+    __tablename__ = "archive_hidden_players"
+
+    key: str = _string(WORD, primary_key=True)
+    hidden_at: datetime = _when(nullable=False)
+
+
 # --------------------------------------------------------------------------- limits, enforced
 
 
@@ -304,6 +317,7 @@ def fit_row(_mapper: Any, _connection: Any, row: Any) -> None:
             setattr(row, column.key, kept)
 
 
-for _table in (Game, Seat, Event, Snapshot, InboundMail, OutboxMail, DecisionClock, Absence, Mark, WorkerHeartbeat):
+for _table in (Game, Seat, Event, Snapshot, InboundMail, OutboxMail, DecisionClock, Absence, Mark, WorkerHeartbeat,
+               ArchiveHiddenPlayer):
     event.listen(_table, "before_insert", fit_row)
     event.listen(_table, "before_update", fit_row)

@@ -111,3 +111,19 @@ def test_a_missing_password_file_is_reported(tmp_path: Path) -> None:
                                                  secret=tmp_path / "nope"))
     with pytest.raises(ConfigError, match="cannot read the password file"):
         load_config(config_file=file)
+
+
+def test_the_archive_settings_from_the_file_or_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert load_config(config_file=tmp_path / "none.toml").archive.folder is None
+    assert load_config(config_file=tmp_path / "none.toml").archive.game_url(3) == ""  # no address: no links
+    path = write(tmp_path / "c.toml", '[archive]\ndir = "~/site"\nurl = "https://games.example.org/archive/"\n')
+    archive = load_config(config_file=path).archive
+    assert archive.folder == Path("~/site").expanduser()
+    assert archive.game_url(12) == "https://games.example.org/archive/games/12.html"
+    monkeypatch.setenv("PBEM_ARCHIVE_DIR", str(tmp_path / "www"))
+    monkeypatch.setenv("PBEM_ARCHIVE_URL", "http://127.0.0.1:8000")
+    archive = load_config(config_file=path).archive
+    assert archive.folder == tmp_path / "www" and archive.game_url(1) == "http://127.0.0.1:8000/games/1.html"
+    monkeypatch.delenv("PBEM_ARCHIVE_URL")
+    with pytest.raises(ConfigError, match="archive.url must be a web address"):
+        load_config(config_file=write(tmp_path / "bad.toml", '[archive]\nurl = "games.example.org"\n'))

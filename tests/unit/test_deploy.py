@@ -53,6 +53,9 @@ def test_the_two_example_settings_say_the_same_and_pbem_reads_them(tmp_path: Pat
         "imap.example.org", 993, "ssl", "imap-password-value")
     assert (mail.smtp.host, mail.smtp.port, mail.smtp.security, mail.smtp.password) == (
         "smtp.example.org", 465, "ssl", "smtp-password-value")
+    assert from_environment.archive == from_file.archive
+    assert str(from_file.archive.folder) == "/var/lib/pbem/site"
+    assert from_file.archive.game_url(7) == "https://games.example.org/archive/games/7.html"
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
