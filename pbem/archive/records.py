@@ -7,8 +7,9 @@ Nothing here is secret while a game runs: a record of a running game holds no ha
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,20 @@ class GameSummary:
     @property
     def winners(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.players if p.winner)
+
+
+def summary_to_dict(summary: GameSummary) -> dict[str, Any]:
+    """``summary`` as JSON data (the site keeps every game's summary between builds)."""
+    data = asdict(summary)
+    data["started_at"] = summary.started_at.isoformat()
+    data["ended_at"] = summary.ended_at.isoformat() if summary.ended_at else None
+    return data
+
+
+def summary_from_dict(data: dict[str, Any]) -> GameSummary:
+    return GameSummary(**{**data, "players": tuple(ArchivedPlayer(**p) for p in data["players"]),
+                          "to_act": tuple(data["to_act"]), "started_at": datetime.fromisoformat(data["started_at"]),
+                          "ended_at": datetime.fromisoformat(data["ended_at"]) if data["ended_at"] else None})
 
 
 @dataclass(frozen=True)

@@ -46,14 +46,14 @@ from markupsafe import Markup
 
 from .. import __version__
 from ..resources import shipped_folder
-from .records import GameRecord, GameSummary, PlayerRecord, Rating, Step
+from .records import GameRecord, GameSummary, PlayerRecord, Rating, Step, summary_from_dict, summary_to_dict
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
 TEMPLATES = "archive"
 STATE_FOLDER = ".pbem-archive"
-STATE_FORMAT = 1  # a state file of another format is not read: the site is built anew
+STATE_FORMAT = 2  # a state file of another format is not read: the site is built anew
 STATIC_FILES = ("archive.js",)  # copied as they are; style.css is made from two sheets (``site_css``)
 # The series of the score chart: a colour and a dash pattern each, so lines that cross stay apart in grey too.
 SERIES_STYLES = (("#1f77b4", ""), ("#d62728", "6 3"), ("#2ca02c", "2 3"), ("#9467bd", "8 3 2 3"),
@@ -104,11 +104,23 @@ class BuiltGame:
 class BuiltSite:
     fingerprint: str
     games: dict[int, BuiltGame] = field(default_factory=dict)
+    # Every game's line of the index as last written, and the players hidden then: a build after a pass that
+    # changed one game reads that game alone from the store, and a build after a pass that changed none, nothing.
+    summaries: dict[int, GameSummary] = field(default_factory=dict)
+    hidden: list[str] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps({"format": STATE_FORMAT, "fingerprint": self.fingerprint,
-                           "games": {str(game_id): asdict(game) for game_id, game in sorted(self.games.items())}},
+                           "games": {str(game_id): asdict(game) for game_id, game in sorted(self.games.items())},
+                           "summaries": {str(game_id): summary_to_dict(summary)
+                                         for game_id, summary in sorted(self.summaries.items())},
+                           "hidden": self.hidden},
                           indent=1)
+
+    def current(self, last_seqs: dict[int, int], hidden: list[str]) -> bool:
+        """Whether the pages show every game at ``last_seqs`` (``history.archived_games``) and hide ``hidden``."""
+        return (hidden == self.hidden and set(last_seqs) == set(self.summaries) == set(self.games)
+                and all(self.games[game_id].last_seq == seq for game_id, seq in last_seqs.items()))
 
     @classmethod
     def read(cls, path: Path) -> BuiltSite | None:
@@ -117,7 +129,9 @@ class BuiltSite:
             doc = json.loads(path.read_text(encoding="utf-8"))
             if doc.get("format") != STATE_FORMAT:
                 return None
-            return cls(doc["fingerprint"], {int(key): BuiltGame(**value) for key, value in doc["games"].items()})
+            return cls(doc["fingerprint"], {int(key): BuiltGame(**value) for key, value in doc["games"].items()},
+                       {int(key): summary_from_dict(value) for key, value in doc["summaries"].items()},
+                       list(doc["hidden"]))
         except (OSError, EOFError, ValueError, KeyError, TypeError):
             return None
 
@@ -441,8 +455,17 @@ def build(engine: Engine, folder: str | os.PathLike[str], *, full: bool = False,
         if built is None or built.fingerprint != _fingerprint():
             built, full = BuiltSite(_fingerprint()), True
         report.full = full
+        last_seqs, hidden = history.archived_games(engine), sorted(history.hidden_keys(engine))
+        if not full and built.current(last_seqs, hidden) and (site.root / "index.html").exists():
+            report.seconds = round(time.monotonic() - started, 3)
+            return report  # what the worker finds after most passes: one query and the state file
         before = dict(built.games)
-        summaries = {s.id: s for s in history.summaries(engine)}
+        moved = None if full or hidden != built.hidden else [
+            game_id for game_id, seq in last_seqs.items() if game_id not in before or before[game_id].last_seq != seq]
+        summaries = {s.id: s for s in history.summaries(engine, moved)}
+        summaries.update({game_id: built.summaries[game_id] for game_id in last_seqs
+                          if game_id not in summaries and game_id in built.summaries})
+        built.hidden = hidden
         changed = [s for game_id, s in sorted(summaries.items()) if _page_is_stale(site, before.get(game_id), s)]
         removed = set(before) - set(summaries)
         for done, summary in enumerate(changed, start=1):
@@ -456,6 +479,7 @@ def build(engine: Engine, folder: str | os.PathLike[str], *, full: bool = False,
                 progress(done, len(changed))
         for game_id in removed:
             del built.games[game_id]
+        built.summaries = dict(sorted(summaries.items()))
         report.removed += site.remove_games_but(set(summaries))
         for name in STATIC_FILES:
             write_if_changed(site.root / name, (_template_folder() / name).read_text(encoding="utf-8"), force=full)
