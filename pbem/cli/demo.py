@@ -219,3 +219,4 @@ def _play(runner: Demo, pbem: str, stop: threading.Event, max_turns: int | None,
     _say(_mail_count(runner))
     _say(f"Game {runner.game_id} is in the archive: {pbem} game show {runner.game_id}   "
          f"{pbem} game export {runner.game_id}")
+    _say(f"Move by move in a browser: {pbem} archive build site && {pbem} archive serve site")

@@ -63,6 +63,7 @@ def test_demo_plays_a_whole_game_by_mail_and_archives_it(tmp_path: Path, pbem) -
     assert game_mails >= players_mails and decisions >= players_mails > 50, counted[0]
     assert re.search(r"^(Ann|Bob) wins \(Ann \d+, Bob \d+\)\.$", proc.stdout, re.M), proc.stdout[-2000:]
     assert "FINAL SCORING" in proc.stdout and "Game 1 is in the archive: pbem game show 1" in proc.stdout
+    assert "pbem archive build site && pbem archive serve site" in proc.stdout
 
     shown = json.loads(pbem(url, "game", "show", "1", "--json").stdout)
     assert shown["over"] is True and shown["status"] == "finished" and shown["winner"]
