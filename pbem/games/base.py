@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import json
 from dataclasses import dataclass, fields
+from functools import lru_cache
 from types import ModuleType
 from typing import Any, ClassVar, TypeVar
 
@@ -55,6 +56,13 @@ class CommandHelp:
     two_players: tuple[str, str] | None = None  # (shape, example)
 
 
+@lru_cache(maxsize=None)
+def _module(name: str) -> ModuleType:
+    # Imported when first used (the rules and views import the state), then kept: every legal_actions, parse
+    # and apply goes through here, a property test a thousand times a game.
+    return importlib.import_module(name)
+
+
 class GameState:
     GAME: ClassVar[str]  # the engine's name, written into the serial form
     RULES: ClassVar[str]  # the module with legal_actions, parse and apply_action
@@ -62,7 +70,7 @@ class GameState:
     result: dict[str, Any] | None
 
     def _rules(self) -> ModuleType:
-        return importlib.import_module(self.RULES)
+        return _module(self.RULES)
 
     # ------------------------------------------------------------------ game API
     def is_terminal(self) -> bool:
@@ -87,7 +95,7 @@ class GameState:
 
     def view(self, player: int | None) -> dict[str, Any]:
         """What ``player`` may see (``None``: what anybody may see)."""
-        return importlib.import_module(self.VIEW).player_view(self, player)
+        return _module(self.VIEW).player_view(self, player)
 
     # ------------------------------------------------------------------ serial form
     @classmethod
