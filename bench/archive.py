@@ -32,29 +32,13 @@ import sqlalchemy as sa
 from pbem.archive.site import BuildReport, build
 from pbem.services.game_transfer import export_game, import_game
 from pbem.services.games import GameService
-from pbem.store.db import make_engine, upgrade
 from pbem.testing.archive_games import Setup, play, random_commands, submit_commands
+from store import fresh_database  # bench/store.py: the same fresh SQLite file or pbem_bench database
 
-PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-PG_BENCH = "postgresql+psycopg://postgres@127.0.0.1:5432/pbem_bench"
 PEOPLE = [(f"Person{n:02d}", f"person{n:02d}@example.org") for n in range(16)]
 # Names of the played games' seats, replaced in every copy: unlike any word of the games' texts.
 STAND_INS = [("Zqa", "zqa@stand-in.example"), ("Zqb", "zqb@stand-in.example"), ("Zqc", "zqc@stand-in.example"),
              ("Zqd", "zqd@stand-in.example")]
-
-
-def fresh_engine(backend: str, folder: Path) -> sa.Engine:
-    if backend == "sqlite":
-        engine = make_engine(f"sqlite:///{folder / 'archive-bench.sqlite3'}")
-    else:
-        admin = sa.create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
-        with admin.connect() as connection:
-            connection.exec_driver_sql('DROP DATABASE IF EXISTS "pbem_bench" WITH (FORCE)')
-            connection.exec_driver_sql('CREATE DATABASE "pbem_bench"')
-        admin.dispose()
-        engine = make_engine(PG_BENCH)
-    upgrade(engine)
-    return engine
 
 
 def setups(count: int) -> list[Setup]:
@@ -98,7 +82,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="pbem-archive-bench-") as temp:
         folder = Path(temp)
-        engine = fresh_engine(args.backend, folder)
+        engine = fresh_database(args.backend, folder)
         games = GameService(engine, mail_domain="bench.example")
         start = time.perf_counter()
         fill(games, args.games, args.distinct)

@@ -19,6 +19,7 @@ import aiosmtplib
 import pytest
 from sqlalchemy import update
 
+from pbem.archive.history import set_archived
 from pbem.config import ArchiveConfig, MailConfig, ServerConfig
 from pbem.games import get_game
 from pbem.services.games import GameService
@@ -56,6 +57,20 @@ def text_of(raw: bytes) -> str:
     return BytesParser(policy=policy.default).parsebytes(raw).get_body(("plain",)).get_content()
 
 
+def game_but_its_last(url: str, archive: ArchiveConfig, *, seed: int, left: int, archived: bool = True):
+    """A Fifth Avenue game played through the service to its last ``left`` commands, whose mails went out long
+    ago: (engine, game service, game number, every command of the game)."""
+    engine = make_engine(url)
+    games = GameService(engine, mail_domain="example.test", archive=archive)
+    game_id = games.create_game("fifth-avenue", list(PLAYERS), seed=seed)
+    set_archived(engine, game_id, archived)
+    commands = random_commands("fifth-avenue", 3, seed)
+    submit_commands(games, game_id, PLAYERS, commands[:-left])
+    with engine.begin() as connection:
+        connection.execute(update(OutboxMail).values(status=OutboxStatus.SENT))
+    return engine, games, game_id, commands
+
+
 def steps_on(page: Path) -> int:
     return len(re.findall(r'id="step-\d+"', page.read_text()))
 
@@ -63,13 +78,7 @@ def steps_on(page: Path) -> int:
 def test_the_worker_keeps_the_site_one_pass_behind_at_most_and_mails_link_to_it(
         tmp_path, dovecot, smtp_server, mailboxes, mail_config, sqlite_url) -> None:
     archive = ArchiveConfig(folder=tmp_path / "site", url=URL)
-    engine = make_engine(sqlite_url)
-    games = GameService(engine, mail_domain="example.test", archive=archive)
-    game_id = games.create_game("fifth-avenue", list(PLAYERS), seed=41)
-    commands = random_commands("fifth-avenue", 3, 41)
-    submit_commands(games, game_id, PLAYERS, commands[:-2])
-    with engine.begin() as connection:  # the mails of the game so far went out long ago
-        connection.execute(update(OutboxMail).values(status=OutboxStatus.SENT))
+    engine, games, game_id, commands = game_but_its_last(sqlite_url, archive, seed=41, left=2)
     worker = MailWorker(engine, mail_config, archive=archive)
 
     worker.run_once()
@@ -102,17 +111,8 @@ def test_the_worker_keeps_the_site_one_pass_behind_at_most_and_mails_link_to_it(
 
 def test_a_game_left_out_of_the_archive_has_no_page_and_its_mails_no_link(
         tmp_path, dovecot, smtp_server, mailboxes, mail_config, sqlite_url) -> None:
-    from pbem.archive.history import set_archived
-
     archive = ArchiveConfig(folder=tmp_path / "site", url=URL)
-    engine = make_engine(sqlite_url)
-    games = GameService(engine, mail_domain="example.test", archive=archive)
-    game_id = games.create_game("fifth-avenue", list(PLAYERS), seed=42)
-    set_archived(engine, game_id, False)
-    commands = random_commands("fifth-avenue", 3, 42)
-    submit_commands(games, game_id, PLAYERS, commands[:-1])
-    with engine.begin() as connection:
-        connection.execute(update(OutboxMail).values(status=OutboxStatus.SENT))
+    engine, games, game_id, commands = game_but_its_last(sqlite_url, archive, seed=42, left=1, archived=False)
     seat, last = commands[-1]
     send_mail(smtp_server, mail_from(PLAYERS[seat], last))
     MailWorker(engine, mail_config, archive=archive).run_once()
