@@ -62,7 +62,7 @@ def _player(info: GameInfo, email: str) -> str:
 def game_new(
     ctx: typer.Context,
     kind: str = typer.Argument(..., help=f"The game: {', '.join(names())}."),
-    player: list[str] = typer.Option(..., "--player", "-p", help="NAME=EMAIL, once per player, in seat order (the first starts)."),
+    player: list[str] = typer.Option(..., "--player", "-p", help="NAME=EMAIL, once per player, in seat order (the first starts); NAME=robot or NAME=robot:strong seats one of pbem's robots."),
     seed: Optional[int] = typer.Option(None, "--seed", min=0, max=MAX_SEED,
                                        help="Seed of the game's randomness, 0 or more (default: random)."),
     back_side: bool = typer.Option(False, "--back-side", help="Play on the back side of the board, where the game has one (Fifth Avenue: 6 plots a district)."),
@@ -70,7 +70,7 @@ def game_new(
     deadline: str = typer.Option("72h", "--deadline", help="Time for a decision (72h, 3d, 36h, ...)."),
     bid_deadline: str = typer.Option("24h", "--bid-deadline", help="Time for an auction bid."),
     reminder: str = typer.Option("75%", "--reminder", help="Remind the player when this share of the time has passed."),
-    on_timeout: str = typer.Option("moderator", "--on-timeout", help="At a missed deadline (other than a bid, which is always passed): 'moderator' mails the moderator, 'auto' plays the game's default."),
+    on_timeout: str = typer.Option("moderator", "--on-timeout", help="At a missed deadline (other than a bid, which is always passed): 'moderator' mails the moderator, 'auto' plays the game's default, 'robot' lets a robot play the seat until its player sends a command."),
     as_json: bool = typer.Option(False, "--json", help="Print {\"game\": N} instead of the number alone."),
 ) -> None:
     """Create a game and print its number (games are numbered 1, 2, 3, ...).
@@ -84,6 +84,8 @@ def game_new(
         pbem game new fifth-avenue -p Ann=ann@example.org -p Bob=bob@example.org --deadline 48h --on-timeout auto
 
         pbem game new manhattan -p Ann=ann@example.org -p Bob=bob@example.org -p Cy=cy@example.org
+
+        pbem game new fifth-avenue -p Ann=ann@example.org -p Robo=robot -p Maxi=robot:strong
     """
     from ..services.timing import Timing
     from ..timespans import TimingError
@@ -314,15 +316,18 @@ def game_replace_player(
     ctx: typer.Context,
     game: int = typer.Argument(..., help="Game number."),
     old_email: str = typer.Argument(..., help="The leaving player's email."),
-    new_email: str = typer.Argument(..., help="The new player's email."),
+    new_email: str = typer.Argument(..., help="The new player's email, or robot / robot:strong for one of pbem's robots."),
     name: Optional[str] = typer.Option(None, "--name", help="The new player's name (default: keep the seat's name)."),
     reason: str = REASON,
 ) -> None:
-    """Give a player's seat to somebody else; the hand and score stay with the seat. Everybody is mailed.
+    """Give a player's seat to somebody else, or to a robot; the hand and score stay with the seat. Everybody is
+    mailed. A robot plays its decisions in the worker's next pass.
 
-    Example:
+    Examples:
 
         pbem game replace-player 3 bob@example.org dora@example.org --name Dora --reason "Bob left"
+
+        pbem game replace-player 3 cy@example.org robot --reason "Cy dropped out"
     """
     context = app_context(ctx)
     player = context.service().replace_player(game, old_email, new_email, name, reason=reason)
@@ -353,7 +358,7 @@ app.command("abort")(_status_command("abort", "End a game for good without a win
 def game_set(
     ctx: typer.Context,
     game: int = typer.Argument(..., help="Game number."),
-    settings: list[str] = typer.Argument(..., help="KEY=VALUE: deadline=72h, bid-deadline=24h, reminder=75%, on-timeout=moderator|auto, mail=turns|all|digest, pictures=on|off, archive=yes|no."),
+    settings: list[str] = typer.Argument(..., help="KEY=VALUE: deadline=72h, bid-deadline=24h, reminder=75%, on-timeout=moderator|auto|robot, mail=turns|all|digest, pictures=on|off, archive=yes|no."),
     player: Optional[str] = typer.Option(None, "--player", help="mail= and pictures= for this player only (default: the game's setting, for every player who made no choice)."),
     reason: str = REASON,
 ) -> None:

@@ -27,6 +27,7 @@ from ..config import MailConfig, ServerConfig
 from ..games import get_game
 from ..services.games import GameService
 from ..services.game_info import GameInfo, HistoryEntry
+from ..services.robot_seats import decide
 from ..services.worker import MailWorker, PassReport
 from ..store.models import GameStatus, OutboxMail, OutboxStatus
 from ..store.uow import UnitOfWork
@@ -308,7 +309,9 @@ class Demo:
         if tries > MAX_TRIES:
             raise DemoError(f"{seat.name}'s mails for decision {decision} were refused {MAX_TRIES} times; "
                             f"the game's history says why (pbem game history {self.game_id})")
-        seat.robot.answer(decision, GAME_ADDRESS)
+        # The demo's players think as pbem's robot players do (from their own view alone), and answer by mail.
+        command = decide(info.kind, "heuristic", info.state, seat.seat, (self.seed << 8) ^ decision)
+        seat.robot.answer(decision, GAME_ADDRESS, command=command)
         return step
 
     def board(self) -> str:

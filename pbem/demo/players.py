@@ -365,11 +365,12 @@ class Robot:
 
     # -- answering -------------------------------------------------------------------
 
-    def answer(self, decision: int, game_address: str, *, timeout: float = 10.0) -> Reply:
-        """Read the request for ``decision``, choose a command and mail it to the game."""
+    def answer(self, decision: int, game_address: str, *, timeout: float = 10.0, command: str | None = None) -> Reply:
+        """Read the request for ``decision`` and mail the game ``command`` in reply to it; without one, a command
+        chosen at random from those the request lists."""
         request = self.request(decision, timeout)
         try:
-            command = choose_command(text_of(request), self.rng)
+            command = command or choose_command(text_of(request), self.rng)
         except RobotError as exc:
             raise RobotError(f"the mail asking {self.name} for decision {decision}: {exc}") from None
         reply = reply_like_a_client(request, formataddr((self.name, self.address)), command)

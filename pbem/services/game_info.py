@@ -24,6 +24,7 @@ class PlayerInfo:
     delivery: str = "turns"  # which mails they get (services.delivery): their own choice, else the game's
     told_seq: int = 0  # the last event a mail to them told of
     pictures: bool = True  # whether their game mails carry a picture of the board: their choice, else the game's
+    robot: str = ""  # the robot that plays the seat ("heuristic", "strong"), "" for a person
 
 
 @dataclass

@@ -135,7 +135,7 @@ class GameReader:
             id=game.id, kind=game.kind, title=module.TITLE, variant=game.variant, seed=game.seed, status=game.status,
             settings=dict(game.settings),
             players=[PlayerInfo(x.seat, x.name, x.email, x.secret, x.delivery or game.delivery, x.told_seq,
-                                (x.pictures or game.pictures) == "on") for x in seats],
+                                (x.pictures or game.pictures) == "on", x.robot) for x in seats],
             created_at=aware(game.created_at), updated_at=aware(game.updated_at), state=state, last_seq=last_seq,
             timing=Timing.from_dict(game.timing), delivery=game.delivery, pictures=game.pictures,
             page=self.archive.game_url(game.id) if game.archive != "no" else "",

@@ -48,7 +48,7 @@ EXPORT_VERSION = 1
 MAX_IMPORT_BYTES = 10 * 1024 * 1024  # an export of a long game is well under 1 MB
 MAX_DEPTH = 32  # levels of nesting; an export has about 6
 EVENT_KINDS = ("created", "command", "undo", "replace_player", "pause", "resume", "abort", "set", "say", "tell",
-               "to_moderator", "away")
+               "to_moderator", "away", "robot_cover")
 READERS = ("say", "tell", "to_moderator")  # kinds whose data["readers"] names the seats that may read them
 VARIANTS = ("standard", "back-side")
 EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -83,7 +83,8 @@ def export_game(games: GameService, game_id: int) -> dict[str, Any]:
                  "created_at": info.created_at.isoformat(), "updated_at": info.updated_at.isoformat()},
         "players": [{"seat": p.seat, "name": p.name, "email": p.email, **({"secret": p.secret} if p.secret else {}),
                      **({"delivery": own[p.seat]} if own.get(p.seat) else {}),
-                     **({"pictures": own_pictures[p.seat]} if own_pictures.get(p.seat) else {}), "told_seq": p.told_seq}
+                     **({"pictures": own_pictures[p.seat]} if own_pictures.get(p.seat) else {}),
+                     **({"robot": p.robot} if p.robot else {}), "told_seq": p.told_seq}
                     for p in info.players],
         "events": events,
         "commands": [{"seq": seq, "seat": seat, "command": command} for seq, seat, command in in_force],
@@ -313,11 +314,14 @@ def _check(doc: dict[str, Any], now: datetime) -> _Checked:
         _text(secret, f"player {seat}'s secret word", Seat.secret)
         own = "" if p.get("delivery") in (None, "") else _delivery(p["delivery"], f"player {seat}'s delivery")
         own_pictures = "" if p.get("pictures") in (None, "") else _pictures(p["pictures"], f"player {seat}'s pictures")
+        robot = "" if p.get("robot") in (None, "") else p["robot"]
+        _require(robot in ("", "heuristic", "strong"), f"player {seat}'s robot {_shown(robot)} is not "
+                 "heuristic or strong")
         told = p.get("told_seq", len(events))  # an export made before pbem kept it: they were told of everything
         _require(_whole(told) and 0 <= told <= len(events),
                  f"player {seat}'s told_seq {_shown(told)} is not an event of the game")
         seats.append({"seat": seat, "name": name, "email": email, "secret": secret, "delivery": own,
-                      "pictures": own_pictures, "told_seq": told})
+                      "pictures": own_pictures, "told_seq": told, "robot": robot})
     _require(sorted(p["seat"] for p in seats) == list(range(len(seats))),
              "players must have the seats 0, 1, 2, ... once each")
     _require(len({p["email"] for p in seats}) == len(seats), "every player needs a different email address")
@@ -415,7 +419,7 @@ def import_game(games: GameService, doc: Any) -> int:
         s.add(game)
         s.flush()
         s.add_all(Seat(game_id=game.id, seat=p["seat"], name=p["name"], email=p["email"], secret=p["secret"],
-                       delivery=p["delivery"], pictures=p["pictures"], told_seq=p["told_seq"])
+                       delivery=p["delivery"], pictures=p["pictures"], told_seq=p["told_seq"], robot=p["robot"])
                   for p in checked.players)
         for e in checked.events:
             s.add(Event(game_id=game.id, seq=e["seq"], actor=e["actor"], seat=e["seat"], kind=e["kind"],

@@ -52,6 +52,7 @@ from .help_text import first_mail_help
 from .game_info import GameInfo, PlayerInfo, Submission
 from .input_checks import checked_address, checked_name, named_address, seat_with
 from .ledger import AskedDecision
+from .robot_seats import is_robot_address, robot_address, robot_kind, robot_name
 from .timing import Timing, TimingError
 
 if TYPE_CHECKING:
@@ -167,10 +168,12 @@ class GameService(GameReader):
         if len(players) not in engine_module.PLAYERS:
             counts = ", ".join(map(str, engine_module.PLAYERS))
             raise BadRequest(f"{engine_module.TITLE} is for {counts} players, not {len(players)}")
-        for name, email in players:
-            if "@" not in email or not name.strip():
-                raise BadRequest(f"'{name}={email}' is not NAME=EMAIL")
-        players = [(checked_name(name), checked_address(email)) for name, email in players]
+        robots = {seat: kind for seat, (_, email) in enumerate(players) if (kind := robot_kind(email))}
+        for seat, (name, email) in enumerate(players):
+            if ("@" not in email and seat not in robots) or not name.strip():
+                raise BadRequest(f"'{name}={email}' is not NAME=EMAIL (or NAME=robot, NAME=robot:strong)")
+        players = [(robot_name(checked_name(name), robots[seat]), robot_address(seat)) if seat in robots
+                   else (checked_name(name), checked_address(email)) for seat, (name, email) in enumerate(players)]
         emails = [email for _, email in players]
         if len(set(emails)) != len(emails):
             raise BadRequest("every player needs a different email address")
@@ -193,8 +196,8 @@ class GameService(GameReader):
             )
             s.add(game)
             s.flush()
-            seats = [Seat(game_id=game.id, seat=i, name=name, email=email,
-                          secret=new_secret_word() if secret_words else "")
+            seats = [Seat(game_id=game.id, seat=i, name=name, email=email, robot=robots.get(i, ""),
+                          secret=new_secret_word() if secret_words and i not in robots else "")
                      for i, (name, email) in enumerate(players)]
             s.add_all(seats)
             s.add(Event(game_id=game.id, seq=1, actor="moderator", kind="created", text="", source="cli",
@@ -241,6 +244,14 @@ class GameService(GameReader):
                     raise DecisionMoved(f"game {game_id} no longer waits for {answered.words or 'that decision'}",
                                         now=notices.with_names(info, words), number=info.state.moves)
             seat = self.seat_of(info, email)
+            if by is None and info.player(seat).robot and not is_robot_address(email):
+                # A robot played this seat since its player's deadline passed (on-timeout=robot): the player's
+                # own command takes the seat back.
+                s.connection().execute(update(Seat).where(Seat.game_id == game_id, Seat.seat == seat)
+                                       .values(robot=""))
+                info.player(seat).robot = ""
+                sender_note = [*(sender_note or []), "You play your seat again: the robot that played for you "
+                               "since your deadline passed has stopped."]
             state = info.state
             now = self.clock()
             seq = info.last_seq
@@ -349,7 +360,10 @@ class GameService(GameReader):
 
     def replace_player(self, game_id: int, old_email: str, new_email: str, name: str | None = None,
                        reason: str = "") -> PlayerInfo:
-        new_email = checked_address(new_email)
+        """Give a seat to another player (hand, score and everything else stay the seat's), or to a robot when
+        ``new_email`` names one ("robot", "robot:strong")."""
+        robot = robot_kind(new_email) or ""
+        new_email = new_email if robot else checked_address(new_email)
         name = checked_name(name) if name else None
         with UnitOfWork(self.engine, write=True) as uow:
             s = uow.session
@@ -363,9 +377,12 @@ class GameService(GameReader):
             if any(x.email == new_email for x in seats):
                 raise BadRequest(f"{new_email} already plays in game {game_id}")
             old = (seat.name, seat.email)
-            seat.email = new_email
+            if robot:
+                new_email = robot_address(seat.seat)
+                name = robot_name(name or old[0].split(" (")[0], robot)  # "Bob (robot)": the robot playing Bob's seat
+            seat.email, seat.robot = new_email, robot
             if seat.secret:
-                seat.secret = new_secret_word()  # the old player must not keep a key to the seat
+                seat.secret = "" if robot else new_secret_word()  # the old player must not keep a key to the seat
             if name:
                 seat.name = name
             s.add(seat)
@@ -385,7 +402,7 @@ class GameService(GameReader):
             self.post(s, info, lambda info: notices.moderator_change(info, self.new_message_id, now, self.mail_domain))
             s.add(notices.seat_given_away(info, seat.seat, old[0], old[1], self.new_message_id, now, reason=reason))
             uow.commit()
-            return PlayerInfo(seat.seat, seat.name, seat.email, seat.secret)
+            return PlayerInfo(seat.seat, seat.name, seat.email, seat.secret, robot=seat.robot)
 
     def set_status(self, game_id: int, action: str, reason: str = "") -> str:
         """pause, resume or abort; returns the new status. A paused game's deadline stops; resuming gives the
@@ -502,9 +519,12 @@ class GameService(GameReader):
         if info.due_at is None:  # the request's deadline, where the caller did not read it
             clock = next(iter(deadlines.open_clocks(s, info.id)), None)
             info.due_at = deadlines.aware(clock.due_at) if clock else None
-        mails = make(info)
+        mails = [mail for mail in make(info) if not is_robot_address(mail.recipient)]  # robots read no mail
         s.add_all(mails)
-        self.told(s, info, notices.mailed_seats(info, mails))
+        # A robot's seat counts as told (it reads no mail), or every mail would retell the game from its start;
+        # a person whose seat a robot covers (on-timeout=robot) is told only what they were mailed.
+        self.told(s, info, notices.mailed_seats(info, mails) | {p.seat for p in info.players
+                                                                if is_robot_address(p.email)})
         return mails
 
     @staticmethod

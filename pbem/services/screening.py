@@ -18,6 +18,7 @@ from .games import GameService
 from .ledger import MailLedger
 from .mail_commands import MailCommands, MailReport
 from .refusals import REFUSED
+from .robot_seats import is_robot_address
 
 RATE_LIMIT = 60  # mails per sender and hour that applied nothing; more are recorded and not processed
 
@@ -33,6 +34,8 @@ def why_ignored(msg: EmailMessage, *, ledger: MailLedger, game_address: str,
     if reason:
         return reason
     who = sender(msg)
+    if who and is_robot_address(who):  # nobody writes as a robot but to play its seat (robots read no mail)
+        return f"from a robot's address ({who}): robots send no mail"
     if who and ledger.count(who, ledger.clock() - timedelta(hours=1), excluding=("applied", *REFUSED)) >= rate_limit:
         return f"rate limit: more than {rate_limit} mails from {who} in an hour that applied nothing"
     return None

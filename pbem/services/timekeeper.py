@@ -33,7 +33,7 @@ from sqlalchemy import and_, or_
 from sqlmodel import Session, select
 
 from ..games import get_game
-from ..store.models import DecisionClock, Game, GameStatus, Seat
+from ..store.models import DecisionClock, Event, Game, GameStatus, Seat
 from ..store.uow import UnitOfWork
 from . import notices
 from ..timespans import format_duration, format_moment
@@ -161,6 +161,9 @@ class Timekeeper:
             if clock.kind == "bid" or info.timing.on_timeout == "auto":
                 if self._play_default(clock, info, now, report):
                     continue
+            elif info.timing.on_timeout == "robot":
+                self._robot_takes_over(clock, now, report)
+                continue
             self._expire(clock, now, report)
 
     def _play_default(self, clock: DecisionClock, info: GameInfo, now: datetime, report: TimekeeperReport) -> bool:
@@ -183,6 +186,31 @@ class Timekeeper:
                     f"them: {command}.",
                 ], self.games.new_message_id, now, game_id=info.id)])
         return True
+
+    def _robot_takes_over(self, clock: DecisionClock, now: datetime, report: TimekeeperReport) -> None:
+        """on-timeout=robot: a robot plays the late player's seat from now on (the worker's robots' turn makes
+        the decision), until the player sends a command. Everybody is told, the player first of all."""
+        with self.games.changing(clock.game_id) as (uow, game, info):
+            s = uow.session
+            current = _still_due(s, clock.id, info)
+            if current is None or current.expired_at is not None:
+                return
+            current.expired_at = current.late_notice_at = now
+            s.add(current)
+            seat = s.exec(select(Seat).where(Seat.game_id == game.id, Seat.seat == current.seat)).one()
+            seat.robot = "heuristic"
+            s.add(seat)
+            name = info.player(current.seat).name
+            words = (f"{name}'s deadline passed, so a robot plays for {name} from now on, until {name} sends a "
+                     "command (any command of theirs takes the seat back).")
+            info.last_seq += 1
+            s.add(Event(game_id=game.id, seq=info.last_seq, actor="system", seat=current.seat, kind="robot_cover",
+                        text="a robot plays the seat", source="deadline", data={"words": words}, created_at=now))
+            self.games.post(s, info, lambda info: notices.moderator_change(info, self.games.new_message_id, now,
+                                                                           self.games.mail_domain))
+            uow.commit()
+        report.expired.append(clock.game_id)
+        self.log(f"game {clock.game_id}: deadline passed; a robot plays seat {clock.seat + 1} until its player is back")
 
     def _expire(self, clock: DecisionClock, now: datetime, report: TimekeeperReport) -> None:
         with self.games.changing(clock.game_id) as (uow, game, info):

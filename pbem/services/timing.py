@@ -11,8 +11,9 @@ from datetime import timedelta
 from typing import Any
 
 from ..timespans import TimingError, format_duration, parse_duration
+from ..words import listing
 
-ON_TIMEOUT = ("moderator", "auto")
+ON_TIMEOUT = ("moderator", "auto", "robot")
 
 
 @dataclass(frozen=True)
@@ -20,7 +21,8 @@ class Timing:
     deadline: int = 72 * 3600  # seconds for a decision
     bid_deadline: int = 24 * 3600  # seconds for an auction bid (or the winner's build decision)
     reminder: float = 0.75  # remind when this share of the time has passed
-    on_timeout: str = "moderator"  # "moderator": mail the moderator; "auto": play the game's default
+    on_timeout: str = "moderator"  # "moderator": mail the moderator; "auto": play the game's default;
+    # "robot": a robot plays the seat until its player sends a command (services.robot_seats)
 
     SETTINGS = ("deadline", "bid-deadline", "reminder", "on-timeout")
 
@@ -46,7 +48,7 @@ class Timing:
             elif key == "on-timeout":
                 choice = str(text).strip().lower()
                 if choice not in ON_TIMEOUT:
-                    raise TimingError(f"on-timeout must be {' or '.join(ON_TIMEOUT)}, not {text!r}")
+                    raise TimingError(f"on-timeout must be {listing(ON_TIMEOUT, conjunction='or')}, not {text!r}")
                 values["on_timeout"] = choice
             else:
                 raise TimingError(f"unknown setting {name!r}; the settings are {', '.join(self.SETTINGS)}")
@@ -61,14 +63,16 @@ class Timing:
         if isinstance(self.reminder, bool) or not isinstance(self.reminder, (int, float)) or not 0 < self.reminder < 1:
             raise TimingError(f"reminder must be a share between 0 and 1, not {self.reminder!r}")
         if self.on_timeout not in ON_TIMEOUT:
-            raise TimingError(f"on_timeout must be {' or '.join(ON_TIMEOUT)}, not {self.on_timeout!r}")
+            raise TimingError(f"on_timeout must be {listing(ON_TIMEOUT, conjunction='or')}, not {self.on_timeout!r}")
         return self
 
     def length(self, kind: str) -> timedelta:
         return timedelta(seconds=self.bid_deadline if kind == "bid" else self.deadline)
 
     def describe(self) -> str:
-        then = "the game plays its default" if self.on_timeout == "auto" else "the moderator is told"
+        then = {"auto": "the game plays its default",
+                "robot": "a robot plays for the player until they send a command"}.get(self.on_timeout,
+                                                                                      "the moderator is told")
         return (f"{format_duration(self.deadline)} for a decision, {format_duration(self.bid_deadline)} for a bid; "
                 f"a reminder after {round(self.reminder * 100)}% of it; at a deadline a bid is passed, and "
                 f"for anything else {then}")

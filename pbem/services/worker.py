@@ -44,6 +44,7 @@ from .mail_commands import MailCommands
 from .refusals import RefusalDigest
 from .outbox_process import OutboxProcess, shareable, tell_moderator_of_failures
 from .relay import OutboxRelay, merge
+from .robot_seats import RobotPlayers
 from .screening import RATE_LIMIT, why_ignored
 from .timekeeper import Timekeeper
 
@@ -89,6 +90,7 @@ class MailWorker:
                                  owner=str(self.instance))
         self.sender: OutboxProcess | OutboxRelay | None = None  # what sends while run_forever() reads
         self.refusals = RefusalDigest(self.ledger, moderator=mail.moderator)
+        self.robots = RobotPlayers(self.games)
         self.timekeeper = Timekeeper(self.games, moderator=mail.moderator,
                                      outage_gap=timedelta(seconds=mail.outage_gap), log=log)
 
@@ -99,7 +101,9 @@ class MailWorker:
         try:
             with Inbox(self.mail.imap) as inbox:
                 self.read_inbox(inbox, report)
-            self.keep_time()
+            self.let_robots_play()
+            if self.keep_time():
+                self.let_robots_play()  # a robot may have taken a late player's seat (on-timeout=robot)
             merge(report.sent, self.relay.send_now())
             self.keep_archive()
             self.heartbeat.beat(stopped=True)
@@ -140,7 +144,10 @@ class MailWorker:
                     while not stop():
                         report = PassReport()
                         self.read_inbox(inbox, report, stop)
-                        if self.keep_time():
+                        moved, timed = self.let_robots_play(), self.keep_time()
+                        if timed:
+                            moved |= self.let_robots_play()  # a robot may have taken a late player's seat
+                        if moved or timed:
                             self.sender.wake()  # type: ignore[union-attr]  # set by run_forever()
                         self._log_sent(self.sender.take_report())  # type: ignore[union-attr]
                         self.keep_archive()
@@ -160,6 +167,14 @@ class MailWorker:
                 while time.monotonic() < end and not stop():
                     time.sleep(0.2)
                 delay = min(delay * 2, 300.0)
+
+    def let_robots_play(self) -> bool:
+        """The robots' turn: every robot seat whose decision is due plays it (services.robot_seats), so a person's
+        move and the robots' answers to it go out in one pass. True if any robot moved."""
+        moved = self.robots.play_due()
+        for line in moved.lines():
+            self.log(line)
+        return bool(moved.moves)
 
     def keep_time(self) -> bool:
         """The deadlines' turn (reminders, timeouts, late notices), and the digests of refused mail; True if it

@@ -100,6 +100,8 @@ class Seat(SQLModel, table=True):
     told_seq: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     pictures: str = _string(WORD, default="", sa_column_kwargs={"server_default": ""})  # "" = the game's
     digest_at: Optional[datetime] = _when(nullable=True)  # the last daily digest (delivery "digest")
+    # A seat one of pbem's robots plays ("heuristic" or "strong", services.robot_seats); "" for a person.
+    robot: str = _string(WORD, default="", sa_column_kwargs={"server_default": ""})
 
 
 class Event(SQLModel, table=True):

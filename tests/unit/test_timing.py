@@ -26,7 +26,7 @@ def test_the_defaults_and_changing_them() -> None:
     ({"deadline": "30s"}, "at least a minute"),
     ({"reminder": "120%"}, "between 0% and 100%"),
     ({"reminder": "most"}, "a share of the deadline such as 75%"),
-    ({"on-timeout": "ignore"}, "on-timeout must be moderator or auto"),
+    ({"on-timeout": "ignore"}, "on-timeout must be moderator, auto or robot"),
     ({"colour": "red"}, "unknown setting 'colour'"),
 ])
 def test_settings_that_cannot_be_read_say_what_is_expected(settings, message) -> None:

@@ -1,0 +1,118 @@
+"""Seats played by pbem's robots: who they are, and their moves when their decision is due.
+
+A robot seat is made by giving a robot instead of an address (``--player Robo=robot``, ``robot:strong``; or
+``pbem game replace-player ID EMAIL robot``). It is kept as a seat like any other, with the robot's kind in
+``seats.robot`` and an address of its own under ``robots.invalid`` (RFC 2606: no mail is ever delivered
+there). Nobody mails a robot: the game service queues no mail to it, and a mail that says it is from one is
+ignored like automatic mail (services.screening), so no one can play its seat by forging its address.
+
+A robot decides as soon as its decision is due, in the worker's pass (``RobotPlayers.play_due``), from what
+its player may see: the engine's ``robots`` module gets the seat's view and the legal commands, never the
+state. Its moves are submitted like anybody's (``by="robot"``), so the other players are told of them as of
+any move. A robot's choice is seeded by the game's seed and the number of moves made, so a game replays
+identically.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from sqlmodel import select
+
+from ..games import get_game
+from ..store.models import Game, GameStatus, Seat
+from ..store.uow import UnitOfWork
+from .errors import BadRequest
+
+if TYPE_CHECKING:
+    from .games import GameService
+
+ROBOT_DOMAIN = "robots.invalid"
+KINDS = {"robot": "heuristic", "robot:heuristic": "heuristic", "robot:strong": "strong"}  # as moderators write them
+SHOWN = {"heuristic": "robot", "strong": "strong robot"}  # after the seat's name: "Robo (robot)"
+MOST_MOVES_A_PASS = 400  # a table of robots alone plays on in the next pass, so one pass never runs for long
+
+
+def robot_kind(text: str) -> str | None:
+    """The robot ``text`` names in place of an address ("robot", "robot:strong"), or None for an address."""
+    return KINDS.get(text.strip().lower())
+
+
+def robot_address(seat: int) -> str:
+    """The address a robot seat is kept under: the seat's own, so every seat of a game has a different one."""
+    return f"robot-{seat + 1}@{ROBOT_DOMAIN}"
+
+
+def is_robot_address(address: str) -> bool:
+    return address.strip().lower().endswith("@" + ROBOT_DOMAIN)
+
+
+def robot_name(name: str, kind: str) -> str:
+    """A robot seat's name as every mail and page shows it: 'Robo (robot)', so nobody takes it for a person."""
+    suffix = f" ({SHOWN[kind]})"
+    return name if name.endswith(suffix) else name + suffix
+
+
+def checked_robot_kind(text: str) -> str:
+    kind = robot_kind(text)
+    if kind is None:
+        raise BadRequest(f"'{text}' is not a robot; use {', '.join(sorted(KINDS))}")
+    return kind
+
+
+def decide(kind: str, robot: str, state: Any, seat: int, seed: int) -> str:
+    """The command the robot ``robot`` plays at ``seat`` now. It gets the seat's view as plain data (what its
+    player's mails show), never the state, so it cannot see another player's hand."""
+    view = json.loads(json.dumps(state.view(seat)))
+    robots = importlib.import_module(f"{get_game(kind).__name__}.robots")
+    play = robots.strong if robot == "strong" else robots.heuristic
+    return play(view, state.legal_commands(), seed)
+
+
+@dataclass
+class RobotMoves:
+    """What ``play_due`` did: (game, seat, command) of each robot move, in order."""
+
+    moves: list[tuple[int, int, str]] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        return [f"game {game_id}: the robot at seat {seat + 1} played {command}" for game_id, seat, command in self.moves]
+
+
+class RobotPlayers:
+    """The robots' turn in a pass of the worker."""
+
+    def __init__(self, games: GameService) -> None:
+        self.games = games
+
+    def games_with_robots(self) -> list[int]:
+        """The running games that have a robot seat."""
+        with UnitOfWork(self.games.engine) as uow:
+            return sorted(set(uow.session.exec(
+                select(Seat.game_id).join(Game, Game.id == Seat.game_id)
+                .where(Seat.robot != "", Game.status == GameStatus.ACTIVE)).all()))
+
+    def play_due(self, game_ids: list[int] | None = None, *, most: int = MOST_MOVES_A_PASS) -> RobotMoves:
+        """Every robot whose decision is due plays it, game after game, until a person must decide (or ``most``
+        moves were made). Each move is a submission of its own, committed as a person's would be."""
+        done = RobotMoves()
+        for game_id in self.games_with_robots() if game_ids is None else game_ids:
+            while len(done.moves) < most:
+                info = self.games.get(game_id)
+                if info.over or info.status != GameStatus.ACTIVE:
+                    break
+                seat = info.state.current_player()
+                robot = info.player(seat).robot if seat >= 0 else ""
+                if not robot:
+                    break
+                command = decide(info.kind, robot, info.state, seat, info.seed * 1_000_003 + info.state.moves)
+                self.games.submit(game_id, info.email_of(seat), command, source="robot", by="robot")
+                done.moves.append((game_id, seat, command))
+        return done
+
+
+__all__ = ["KINDS", "ROBOT_DOMAIN", "RobotMoves", "RobotPlayers", "checked_robot_kind", "decide", "is_robot_address",
+           "robot_address", "robot_kind", "robot_name"]
