@@ -192,11 +192,9 @@ class Timekeeper:
         the decision), until the player sends a command. Everybody is told, the player first of all."""
         with self.games.changing(clock.game_id) as (uow, game, info):
             s = uow.session
-            current = _still_due(s, clock.id, info)
-            if current is None or current.expired_at is not None:
+            current = _expiring(s, clock, info, now)
+            if current is None:
                 return
-            current.expired_at = current.late_notice_at = now
-            s.add(current)
             seat = s.exec(select(Seat).where(Seat.game_id == game.id, Seat.seat == current.seat)).one()
             seat.robot = "heuristic"
             s.add(seat)
@@ -215,11 +213,9 @@ class Timekeeper:
     def _expire(self, clock: DecisionClock, now: datetime, report: TimekeeperReport) -> None:
         with self.games.changing(clock.game_id) as (uow, game, info):
             s = uow.session
-            current = _still_due(s, clock.id, info)
-            if current is None or current.expired_at is not None:
+            current = _expiring(s, clock, info, now)
+            if current is None:
                 return
-            current.expired_at = current.late_notice_at = now
-            s.add(current)
             due = aware(current.due_at)
             info.due_at = due
             self.games.post(s, info, lambda info: [notices.late_notice(
@@ -360,6 +356,17 @@ class Timekeeper:
     @staticmethod
     def _who(info: GameInfo, seat: int) -> str:
         return notices.player_label(info, seat)
+
+
+def _expiring(s: Session, clock: DecisionClock, info: GameInfo, now: datetime) -> DecisionClock | None:
+    """The clock, read again under the game's lock and marked expired now; None when it was decided or dealt
+    with meanwhile."""
+    current = _still_due(s, clock.id, info)
+    if current is None or current.expired_at is not None:
+        return None
+    current.expired_at = current.late_notice_at = now
+    s.add(current)
+    return current
 
 
 def _still_due(s: Session, clock_id: int, info: GameInfo) -> DecisionClock | None:
