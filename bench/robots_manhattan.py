@@ -12,8 +12,10 @@ Lines (each over its own seeded games; game i of a line uses engine seed S + i):
 The robot under test sits at seat (i mod players) in game i, so every seat's share of the start is played.
 A win shared by k players (tied on points, towers and the tallest tower, docs/rules.md M13) counts 1/k.
 The interval is Wilson's 95% score interval over the games of the line. Decision times are per call of the
-robot (its view built and handed over as a plain dict outside the timing): median and maximum in ms, over
-every decision of the line; they are only meaningful with --jobs 1 on an otherwise idle core.
+robot (its view built and handed over as a plain dict outside the timing), over every decision of the line:
+median, 99th percentile and maximum of the CPU time of the process (what the robot costs on one core, also
+when other programs share the machine), and the maximum of the wall-clock time, which a busy machine
+inflates (the load average is printed). With --jobs above 1 the games run side by side in processes.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import statistics
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -66,9 +68,11 @@ def play(players: int, seed: int, seats: list[Any]) -> tuple[list[float], dict[s
         name, robot = player
         view = json.loads(json.dumps(state.view(seat)))
         legal = state.legal_commands()
-        start = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         command = robot(view, legal, rngs[seat].next_u64())
-        times.setdefault(name, []).append(time.perf_counter() - start)
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        times.setdefault(name, []).append(cpu)
+        times.setdefault(name + " wall", []).append(wall)
         state.apply_command(seat, command)
     winners = state.result["winners"]
     return [1 / len(winners) if p in winners else 0.0 for p in range(players)], times
@@ -97,10 +101,17 @@ def line(label: str, players: int, lineup: list[Any], games: int, seed: int, job
             times.setdefault(name, []).extend(values)
     low, high = wilson(wins, games)
     fair = 1 / players
-    timing = "; ".join(f"{name} {statistics.median(v) * 1000:.2f} / {max(v) * 1000:.1f} ms ({len(v)} decisions)"
-                       for name, v in sorted(times.items()))
-    print(f"{label:<34} {games:>5} {wins:>7.1f} {wins / games:>6.1%} [{low:.1%}, {high:.1%}]  fair {fair:.0%}  "
-          f"{time.perf_counter() - started:>6.0f} s  median / max: {timing}", flush=True)
+    timing = "; ".join(f"{name} {ms(v, 0.5)} / {ms(v, 0.99)} / {ms(v, 1)} ms (wall max {ms(times[name + ' wall'], 1)}, "
+                       f"{len(v)} decisions)" for name, v in sorted(times.items()) if not name.endswith(" wall"))
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"{label:<28} {games:>5} {wins:>6.1f} {wins / games:>6.1%} [{low:.1%}, {high:.1%}]  fair {fair:.0%}  "
+          f"{time.perf_counter() - started:>5.0f} s  load {load}  cpu median / p99 / max: {timing}", flush=True)
+
+
+def ms(values: list[float], q: float) -> str:
+    """The ``q`` quantile of ``values`` (seconds) in ms; 1 is the maximum."""
+    ordered = sorted(values)
+    return f"{ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000:.2f}"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -112,8 +123,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--jobs", type=int, default=1, help="games played side by side (times need 1)")
     parser.add_argument("--only", choices=("heuristic", "strong"), help="one robot's lines only")
     args = parser.parse_args(argv)
-    print(f"{'line':<34} {'games':>5} {'wins':>7} {'rate':>6} 95% Wilson interval; shared wins count 1/k; "
-          "decision times per robot", flush=True)
+    print(f"{'line':<28} {'games':>5} {'wins':>6} {'rate':>6} [95% Wilson interval]  (a shared win counts 1/k; "
+          "the robot under test moves round the table)", flush=True)
     if args.only != "strong":
         for policy in ("uniform", "by-kind"):
             for players in (2, 3, 4):

@@ -7,8 +7,9 @@ unused businesses are not in the view, so a robot cannot use them. Everything he
 clock, no database; randomness only from the seed passed in, so the same view and seed give the same
 command.
 
-- :func:`heuristic` is a fast rule-of-thumb player (a few milliseconds a decision): a one-ply lookahead
-  that scores every legal command by a static evaluation of the public position it leads to.
+- :func:`heuristic` is a fast rule-of-thumb player (well under a millisecond a decision, typically): a
+  one-ply lookahead that scores every legal command by a static evaluation of the public position it leads
+  to.
 - :func:`strong` searches: it samples the hidden information consistently with the view
   (:func:`determinize`), tries the heuristic's best few commands in each sample, plays on with the
   heuristic for a few turns and compares the positions reached, for a fixed budget of simulations.
@@ -21,15 +22,16 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any
 
-from ..errors import InvalidCommandError
+from ..errors import IllegalCommandError, InvalidCommandError
 from ..rng import Rng
 from .actions import (
     Action,
-    BlackCardAndMove,
     Bid,
+    BlackCardAndMove,
     Build,
     Move,
     Pass,
@@ -44,18 +46,18 @@ from .actions import (
 from .board import BLACK, CENTRAL_PARK, CITY_HALL, VALUES, Board, load_board
 from .state import State
 
-__all__ = ["heuristic", "strong", "determinize", "DEFAULT_BUDGET"]
+__all__ = ["DEFAULT_BUDGET", "determinize", "heuristic", "strong"]
 
 # --------------------------------------------------------------------------- the evaluation's weights
-# All in victory points. Tuned by playing the heuristic against variants of itself (bench/robots_fifth_avenue.py).
+# All in victory points. Tuned by playing the heuristic against variants of itself (one seat of four, 400 games a
+# variant); bench/robots_fifth_avenue.py measures the result against random players.
 CARD_VP = 0.8  # one card point (cards are the money of the auctions), at the start of the game
 MONEY_SCALE = 100.0  # card points: money is worth less the more of it a player holds (1 - exp(-M / scale))
 LATE_MONEY = 0.25  # the part of money's worth left when the last business is placed (cards buy nothing then)
 CARD_WORTH = {4: 4.6, 5: 5.1, 6: 5.7}  # a card's worth in card points: low cards allow taller builds
 AVG_CARD = 4.85  # the average card, for hands nobody may see
 SUPPLY_VP = (2.0, 1.6, 1.3, 0.7, 0.5, 0.4, 0.3, 0.2, 0.1)  # the next skyscraper in one's own supply
-FUTURE_SCORINGS = 0.0  # district scorings still to come besides the final one, at the start of the game
-CP_WEIGHT = 1.3  # a skyscraper below Central Park: this times what it is expected to score at the end
+CP_WEIGHT = 2.0  # a skyscraper below Central Park: this times what it is expected to score at the end
 OPP_MAX = 0.5  # the opponents' part of the utility: this much of the best, the rest of their mean
 NEXT_SCORES = 0.8  # how likely the next player takes a good action D that a move offers them
 MY_CHANCE = 0.25  # how likely a district a move offers me is still there to score on my next turn
@@ -66,8 +68,12 @@ STALL_MOVES = 400  # commands into a game after which placing a business gains S
 STALL_PUSH = 0.05
 DENIAL = 0.5  # the part of the high bidder's gain a bidder counts as lost if it passes
 AUCTION_SHARE = 0.35  # the part of an auction set's value the trigger expects, scaled by its share of the money
+MARKER_SHARE = 0.2  # the same for the auction a marker left behind will bring
+COLOR_USE = 0.08  # a card's extra worth for each district where its color may be bid
 
-DEFAULT_BUDGET = 240  # simulations per decision of the strong robot
+DEFAULT_BUDGET = 120  # simulations per decision of the strong robot (at most about 2 s on one core)
+WIDTH = 6  # candidates the strong robot searches: the heuristic's best
+PLAYOUT_CAP = 40  # commands at most in one playout
 
 
 # --------------------------------------------------------------------------- reading commands
@@ -130,7 +136,7 @@ class _Pos:
                  "supply_row", "cp_businesses", "plots", "stopped", "commissioners", "markers", "frames", "moves")
 
     @classmethod
-    def from_view(cls, view: dict[str, Any]) -> "_Pos":
+    def from_view(cls, view: dict[str, Any]) -> _Pos:
         p = cls()
         p.board = load_board(bool(view["back_side"]))
         p.n = view["players"]
@@ -149,7 +155,7 @@ class _Pos:
         return p
 
     @classmethod
-    def from_state(cls, state: State, me: int) -> "_Pos":
+    def from_state(cls, state: State, me: int) -> _Pos:
         p = cls()
         p.board = state.board
         p.n = state.players
@@ -219,12 +225,13 @@ def _draw_vp(counts: tuple[int, ...], vp: tuple[int, ...], draw: int) -> float:
 class _Eval:
     """A static evaluation of a public position, from one player's side.
 
-    Every player's worth ``E[p]`` in victory points: points scored; their skyscrapers in the districts, each
-    worth what a scoring of its district gives it now, times the scorings still to come (the final one and
-    the expected actions D); the skyscrapers below Central Park; the cards in hand as money (the viewer's
-    own cards at their worth, the others' at the average card); the skyscrapers in their own supply (with a
-    falling worth for each more); and the expected special scorings for the districts they are present in.
-    The utility of a position is the viewer's worth minus a blend of the best and the mean opponent's."""
+    Every player's worth in victory points is the sum of: the points scored; their skyscrapers in the
+    districts, each worth what a scoring of its district gives it now (once: the final scoring; counting
+    the actions D still to come as well played worse); the skyscrapers below Central Park at what they are
+    expected to score at the end; the cards in hand as money (the viewer's own cards at their worth, the
+    others' at the average card); the skyscrapers in their own supply (a falling worth for each more); the
+    special scorings still to come, by the districts they are present in. The utility of a position is the
+    viewer's worth minus a blend of the best and the mean opponent's."""
 
     def __init__(self, pos: _Pos) -> None:
         self.pos = pos
@@ -235,7 +242,6 @@ class _Eval:
         self.live = [d for d in board.district_codes if d not in pos.stopped]
         self.left = _placements_left(pos.supply_row)
         self.emptied = _emptied(pos.supply_row)
-        self.mult = 1.0 + FUTURE_SCORINGS * self.left / 12.0
         self.pts = {d: self.district_points(d, pos.plots[d]) for d in self.live}
         self.presence = [0] * n
         for d in self.live:
@@ -251,7 +257,7 @@ class _Eval:
         self.specials = [(vp, need) for after, vp, need in board.special_scorings if after > self.emptied]
         self.board_pts = [sum(v[p] for v in self.pts.values()) for p in range(n)]
         self.special_base = [self.special_worth(x) for x in self.presence]
-        self._parts_cache: dict[int, tuple[float, list[float], list[float]]] = {}
+        self._parts_cache: dict[int, tuple[list[float], list[float]]] = {}
 
     # ------------------------------------------------------------------ pieces
     def _own_bid_money(self) -> float:
@@ -277,6 +283,10 @@ class _Eval:
         for other in self.board.adjacent_plots(district, plot):
             types.update(plots[other]["businesses"])
         return len(types)
+
+    def dist(self, district: str, cells: dict[str, dict[str, Any]]) -> tuple[str, list[int]]:
+        """A district's points with its plots as ``cells``, for ``worths(dist=...)``."""
+        return district, self.district_points(district, cells)
 
     def district_points(self, district: str, cells: dict[str, dict[str, Any]]) -> list[int]:
         points = [0] * self.n
@@ -309,13 +319,12 @@ class _Eval:
         return total
 
     # ------------------------------------------------------------------ totals
-    def _parts(self, left: int | None) -> tuple[float, list[float], list[float]]:
-        """The multiplier of board points and every player's money and supply worth, when ``left``
-        placements remain (None: as now)."""
+    def _parts(self, left: int | None) -> tuple[list[float], list[float]]:
+        """Every player's money and supply worth when ``left`` placements remain (None: as now)."""
         key = self.left if left is None else left
         parts = self._parts_cache.get(key)
         if parts is None:
-            parts = (1.0 + FUTURE_SCORINGS * key / 12.0, [self.money_worth(m, key, p) for p, m in enumerate(self.money)],
+            parts = ([self.money_worth(m, key, p) for p, m in enumerate(self.money)],
                      [self.supply_worth(x, key) for x in self.pos.supply])
             self._parts_cache[key] = parts
         return parts
@@ -328,7 +337,7 @@ class _Eval:
         n = self.n
         scores = pos.scores if scores is None else scores
         cp = pos.cp if cp is None else cp
-        mult, mw, sw = self._parts(left)
+        mw, sw = self._parts(left)
         bp = self.board_pts
         if dist is not None:
             d, new = dist
@@ -351,7 +360,7 @@ class _Eval:
             spw = [self.special_base[p] if specials is None and presence[p] == self.presence[p]
                    else self.special_worth(presence[p], specials) for p in range(n)]
         cp_vp = self.cp_vp
-        return [scores[p] + mult * bp[p] + cp_vp * cp[p] + mw[p] + sw[p] + spw[p] for p in range(n)]
+        return [scores[p] + bp[p] + cp_vp * cp[p] + mw[p] + sw[p] + spw[p] for p in range(n)]
 
     def utility(self, worths: list[float]) -> float:
         me = self.me
@@ -430,6 +439,7 @@ class _Decider:
 
     # ------------------------------------------------------------------ helpers
     def _touches_skyscrapers(self, a: PlaceBusiness) -> bool:
+        """Whether a business placed there changes what any skyscraper is worth (it is next to one)."""
         cells = self.pos.plots[a.district]
         n = self.ev.n
         for q in self.ev.board.adjacent_plots(a.district, a.plot):
@@ -463,7 +473,7 @@ class _Decider:
         ev, pos = self.ev, self.pos
         cells = {p: dict(c) for p, c in pos.plots[a.district].items()}
         cells[a.plot]["businesses"] = cells[a.plot]["businesses"] + [a.business]
-        new_pts = ev.district_points(a.district, cells)
+        new = ev.dist(a.district, cells)
         # The supply row after the placement: the set loses the business and, at its second-to-last, the last.
         row = [list(g) for g in pos.supply_row]
         for g in row:
@@ -476,7 +486,7 @@ class _Decider:
         scores = list(pos.scores)
         if left == 0:  # the game ends at once
             pts = dict(ev.pts)
-            pts[a.district] = new_pts
+            pts[a.district] = new[1]
             final = ev.final_scores(scores, pts, pos.cp)
             cards = list(pos.hand_sizes)
             return ev.final_utility(final, cards)
@@ -489,7 +499,7 @@ class _Decider:
                         if ev.presence[p] >= need:
                             scores[p] += vp
             specials = [(vp, need) for after, vp, need in ev.board.special_scorings if after > emptied]
-        u = self._u(scores=scores, dist=(a.district, new_pts), left=left, specials=specials)
+        u = self._u(scores=scores, dist=new, left=left, specials=specials)
         return u - self.u0 + self._cards_phase() + self._end_pressure(left)
 
     def _end_pressure(self, left: int) -> float:
@@ -541,7 +551,7 @@ class _Decider:
                 value += NEXT_SCORES * gains[best_d]
             value += MY_CHANCE * max(0.0, max(gains.values()))
         if here not in (CITY_HALL, CENTRAL_PARK) and here in ev.pts:
-            value += 0.2 * self._site_interest(here)
+            value += MARKER_SHARE * self._site_interest(here)
         return value
 
     def _site_interest(self, site: str) -> float:
@@ -563,13 +573,13 @@ class _Decider:
             return k * ev.cp_vp
         own = next((c for c, cell in pos.plots[site].items() if cell["owner"] == me), None)
         if own is not None:
-            return k * ev.vp[ev.adjacent_types(pos.plots[site], site, own)] * ev.mult
+            return k * ev.vp[ev.adjacent_types(pos.plots[site], site, own)]
         ring = ev.board.district(site).ring
         empty = [c for c in ring if not pos.plots[site][c]["businesses"] and pos.plots[site][c]["owner"] is None]
         if not empty or k == 0:
             return 0.0
         best = max(ev.vp[ev.adjacent_types(pos.plots[site], site, c)] for c in empty)
-        return k * best * ev.mult + 2.0
+        return k * best + 2.0
 
     # ------------------------------------------------------------------ phase 2
     def _cards(self, colors: Iterable[str]) -> float:
@@ -585,9 +595,10 @@ class _Decider:
             for d in self.ev.pts:
                 cells = pos.plots[d]
                 own = next((p for p, cell in cells.items() if cell["owner"] == me), None)
-                if own == c or (own is None and c in cells and not cells[c]["businesses"] and cells[c]["owner"] is None):
+                empty = c in cells and not cells[c]["businesses"] and cells[c]["owner"] is None
+                if own == c or (own is None and empty):
                     uses += 1
-            value += 0.08 * uses
+            value += COLOR_USE * uses
         return value
 
     # ------------------------------------------------------------------ build
@@ -610,12 +621,12 @@ class _Decider:
         presence = list(ev.presence)
         if a.count and not was_present:
             presence[me] += 1
-        return self._u(dist=(site, ev.district_points(site, cells)), supply=supply, presence=presence) - self.u0
+        return self._u(dist=ev.dist(site, cells), supply=supply, presence=presence) - self.u0
 
-    def _stop_value(self, site: str, money: list[float] | None = None, declarer: int | None = None) -> float:
-        """The utility after ``declarer`` (the viewer by default) declares a building stop in ``site``."""
+    def _stop_value(self, site: str) -> float:
+        """The utility after the viewer declares a building stop in ``site``."""
         ev, pos = self.ev, self.pos
-        declarer = ev.me if declarer is None else declarer
+        declarer = ev.me
         normal = ev.pts[site]
         total = sum(cell["height"] for cell in pos.plots[site].values())
         scores = [s + (total if p == declarer else normal[p] // 2) for p, s in enumerate(pos.scores)]
@@ -628,7 +639,7 @@ class _Decider:
         if len(pos.stopped) + 1 >= ev.board.building_stops:  # the second stop ends the game
             final = ev.final_scores(scores, pts, pos.cp)
             return ev.final_utility(final, list(pos.hand_sizes))
-        return self._u(scores=scores, drop=site, presence=presence, money=money)
+        return self._u(scores=scores, drop=site, presence=presence)
 
     # ------------------------------------------------------------------ placement
     def _place(self, a: Place) -> float:
@@ -692,7 +703,7 @@ class _Decider:
             if color not in pos.plots[site]:
                 return 0.0
             cell = pos.plots[site][color]
-            gain = k * ev.vp[ev.adjacent_types(pos.plots[site], site, color)] * ev.mult
+            gain = k * ev.vp[ev.adjacent_types(pos.plots[site], site, color)]
             if cell["owner"] != best and k:
                 gain += ev.special_worth(ev.presence[best] + 1) - ev.special_worth(ev.presence[best])
         worths = list(self.base)
@@ -700,8 +711,8 @@ class _Decider:
         return self.u0 - ev.utility(worths)
 
     def _win_gain(self, frame: dict[str, Any], site: str, color: str | None, k: int) -> float:
-        """The utility gained by winning ``site`` with a bid of ``color`` and building the best of up to k
-        (the cards' cost aside)."""
+        """The utility gained by winning ``site`` with a bid of ``color`` and building k skyscrapers, or by
+        the building stop the win brings in a full district (the cards' cost aside)."""
         ev, pos, me = self.ev, self.pos, self.ev.me
         supply = list(pos.supply)
         if site == CENTRAL_PARK:
@@ -718,22 +729,16 @@ class _Decider:
             best = self._stop_value(site) - self.u0
         if color is None or color not in cells:
             return best
-        for n in range(k, -1, -1):  # building fewer is allowed; usually the most is best
-            new_cells = {p: dict(c) for p, c in cells.items()}
-            cell = new_cells[color]
-            present = cell["owner"] == me and cell["height"] > 0
-            if n:
-                cell["owner"], cell["height"] = me, cell["height"] + n
-            s2 = list(supply)
-            s2[me] -= n
-            presence = list(ev.presence)
-            if n and not present:
-                presence[me] += 1
-            best = max(best, self._u(dist=(site, ev.district_points(site, new_cells)), supply=s2,
-                                     presence=presence) - self.u0)
-            if n == k:
-                break  # a first pass with the full build; fewer only if it changes nothing
-        return best
+        new_cells = {p: dict(c) for p, c in cells.items()}
+        cell = new_cells[color]
+        present = cell["owner"] == me and cell["height"] > 0
+        if k:
+            cell["owner"], cell["height"] = me, cell["height"] + k
+        supply[me] -= k
+        presence = list(ev.presence)
+        if k and not present:
+            presence[me] += 1
+        return max(best, self._u(dist=ev.dist(site, new_cells), supply=supply, presence=presence) - self.u0)
 
 
 def _pick(scores: list[float], rng: Rng) -> int:
@@ -945,7 +950,7 @@ def determinize(view: dict[str, Any], rng: Rng) -> State:
     for b in [*(x for g in view["supply_row"] for x in g), *view["cp_businesses"], *view["boxed_businesses"]]:
         seen[b] = seen.get(b, 0) + 1
     unused = [b for b in board.business_types for _ in range(max(0, board.businesses_per_type - seen.get(b, 0)))]
-    placed = sum(size - 1 - max(0, len(g) - 1) if g else size - 1 for size, g in zip(board.supply_sets, view["supply_row"]))
+    placed = sum(size - max(1, len(g)) for size, g in zip(board.supply_sets, view["supply_row"]))
     moves = max([f.get("opened", 0) for f in frames] or [0])
     return State(
         seed=rng.next_u64() & 0x7FFFFFFF,
@@ -1100,12 +1105,6 @@ def strong(view: dict[str, Any], legal: list[str], seed: int, budget: int = DEFA
     return texts[alive[0]]
 
 
-WIDTH = 6  # candidates the strong robot searches: the heuristic's best
-
-
-PLAYOUT_CAP = 40  # commands at most in one playout
-
-
 def _playout(state: State, me: int, rng: Rng) -> float:
     """Play on with the heuristic for every seat until the viewer has chosen the action of their next turn
     (or the game ends, or PLAYOUT_CAP commands were played), then score the position."""
@@ -1114,7 +1113,11 @@ def _playout(state: State, me: int, rng: Rng) -> float:
             break
         frame = state.frames[-1]
         mine_next = frame["kind"] == "turn" and frame["player"] == me and frame["phase"] == 1
-        state.apply_action(state.current_player(), _policy(state, rng))
+        player = state.current_player()
+        try:
+            state.apply_action(player, _policy(state, rng))
+        except IllegalCommandError:  # a bid built from the hand that the rules refuse: never seen, but pass
+            state.apply_action(player, Pass() if frame["kind"] == "auction" else state.legal_actions()[0])
         if mine_next:
             break
     return _outcome(state, me)

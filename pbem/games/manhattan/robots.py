@@ -507,6 +507,7 @@ def _majority(towers: list[float], points: list[float]) -> None:
 
 
 def _margin(totals: list[float], me: int) -> float:
+    """Seat ``me``'s total against its rivals': LEADER of the best rival's, the rest their average."""
     rivals = [t for p, t in enumerate(totals) if p != me]
     return totals[me] - LEADER * max(rivals) - (1.0 - LEADER) * sum(rivals) / len(rivals)
 
@@ -515,8 +516,8 @@ def _margin(totals: list[float], me: int) -> float:
 
 
 def _choice_score(g: _Game, me: int, c: int, counts: list[int]) -> float:
-    """A choice of parts: about the round's fair share of each size, a little more of the big ones, and a
-    big part where a card in hand names another color's tower that only a big part can take over."""
+    """A choice of parts: the big ones first (BIG a story outweighs the rest), near the round's fair share of
+    each size otherwise, and a big part where a card in hand names a rival's tower that it can take over."""
     supply = g.supply[c]
     total = sum(supply)
     k = sum(counts)
@@ -635,7 +636,7 @@ def heuristic(view: dict[str, Any], legal: list[str], seed: int) -> str:
 # =========================================================================== the searching robot
 
 
-DEFAULT_BUDGET = 1000  # simulations per decision: under a second on one core (bench/robots_manhattan.py)
+DEFAULT_BUDGET = 600  # simulations per decision: well under a second on one core (bench/robots_manhattan.py)
 CANDIDATES = 8  # the heuristic's best commands that the search compares
 WIN = 10.0  # a won game's worth in points, for the searching robot (a shared win: its share)
 

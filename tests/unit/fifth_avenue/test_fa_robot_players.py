@@ -115,7 +115,8 @@ def test_same_view_and_seed_give_the_same_command():
         player = state.current_player()
         view = as_json(state.view(player))
         assert heuristic(view, legal, 5) == heuristic(as_json(state.view(player)), list(legal), 5)
-        assert strong(view, legal, 5, budget=BUDGET) == strong(as_json(state.view(player)), list(legal), 5, budget=BUDGET)
+        again = as_json(state.view(player))
+        assert strong(view, legal, 5, budget=BUDGET) == strong(again, list(legal), 5, budget=BUDGET)
 
 
 # --------------------------------------------------------------------------- hidden information
@@ -159,9 +160,10 @@ def test_robots_answer_the_same_whatever_the_others_hold():
         assert other.view(player) == state.view(player)  # ... that looks the same to the player
         legal = state.legal_commands()
         assert legal == other.legal_commands()
+        mine, theirs = as_json(state.view(player)), as_json(other.view(player))
         for seed in (1, 2):
-            assert heuristic(as_json(state.view(player)), legal, seed) == heuristic(as_json(other.view(player)), legal, seed)
-        assert strong(as_json(state.view(player)), legal, 4, budget=BUDGET) == strong(as_json(other.view(player)), legal, 4, budget=BUDGET)
+            assert heuristic(mine, legal, seed) == heuristic(theirs, legal, seed)
+        assert strong(mine, legal, 4, budget=BUDGET) == strong(theirs, legal, 4, budget=BUDGET)
         checked += 1
     assert checked >= 5
 

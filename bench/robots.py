@@ -1,0 +1,30 @@
+"""Robot players' strength in both games: issue 19's table, one game after the other.
+
+Run: python bench/robots.py [--games N] [--strong-games M] [--only heuristic|strong]
+
+Runs bench/robots_fifth_avenue.py and then bench/robots_manhattan.py with the same options (each script's own
+doc says what its lines are: win rates over N seeded games with 95% Wilson intervals, a shared win counted as
+1/k, and decision times per robot). The searching robot takes up to about 2 s a decision, so its lines take
+hours at 200 games; --strong-games sets their number apart.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def main() -> int:
+    for script in ("robots_fifth_avenue.py", "robots_manhattan.py"):
+        print(f"== {script}", flush=True)
+        code = subprocess.call([sys.executable, str(HERE / script), *sys.argv[1:]])
+        if code:
+            return code
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
