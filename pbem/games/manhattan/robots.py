@@ -636,7 +636,7 @@ def heuristic(view: dict[str, Any], legal: list[str], seed: int) -> str:
 # =========================================================================== the searching robot
 
 
-DEFAULT_BUDGET = 600  # simulations per decision: well under a second on one core (bench/robots_manhattan.py)
+DEFAULT_BUDGET = 1000  # simulations per decision: about a second at most on one core (bench/robots_manhattan.py)
 CANDIDATES = 8  # the heuristic's best commands that the search compares
 WIN = 10.0  # a won game's worth in points, for the searching robot (a shared win: its share)
 
