@@ -77,7 +77,6 @@ class MailWorker:
         self.clock = clock
         self.log = log
         self.rate_limit = rate_limit
-        self.archive = archive
         self.games = GameService(engine, clock=clock, mail_domain=mail_domain or mail.game_address.split("@")[-1],
                                  archive=archive)
         self.ledger = MailLedger(engine, clock=clock, mail_domain=self.games.mail_domain)
@@ -101,9 +100,7 @@ class MailWorker:
         try:
             with Inbox(self.mail.imap) as inbox:
                 self.read_inbox(inbox, report)
-            self.let_robots_play()
-            if self.keep_time():
-                self.let_robots_play()  # a robot may have taken a late player's seat (on-timeout=robot)
+            self.robots_and_deadlines()
             merge(report.sent, self.relay.send_now())
             self.keep_archive()
             self.heartbeat.beat(stopped=True)
@@ -144,10 +141,7 @@ class MailWorker:
                     while not stop():
                         report = PassReport()
                         self.read_inbox(inbox, report, stop)
-                        moved, timed = self.let_robots_play(), self.keep_time()
-                        if timed:
-                            moved |= self.let_robots_play()  # a robot may have taken a late player's seat
-                        if moved or timed:
+                        if self.robots_and_deadlines():
                             self.sender.wake()  # type: ignore[union-attr]  # set by run_forever()
                         self._log_sent(self.sender.take_report())  # type: ignore[union-attr]
                         self.keep_archive()
@@ -168,6 +162,15 @@ class MailWorker:
                     time.sleep(0.2)
                 delay = min(delay * 2, 300.0)
 
+    def robots_and_deadlines(self) -> bool:
+        """After the mail: the robots whose decision is due play (before the deadlines, so a robot is never
+        late), then the deadlines' turn, then the robots again if it changed anything (a robot may have taken a
+        late player's seat, on-timeout=robot). True if anything was queued."""
+        moved, timed = self.let_robots_play(), self.keep_time()
+        if timed:
+            moved |= self.let_robots_play()
+        return moved or timed
+
     def let_robots_play(self) -> bool:
         """The robots' turn: every robot seat whose decision is due plays it (services.robot_seats), so a person's
         move and the robots' answers to it go out in one pass. True if any robot moved."""
@@ -187,14 +190,15 @@ class MailWorker:
     def keep_archive(self) -> None:
         """The archive's web site brought up to date with this pass (``[archive] dir``): the pages of the games
         that changed. A failure is logged and the mail goes on: the next pass tries again."""
-        if self.archive.folder is None:
+        folder = self.games.archive.folder
+        if folder is None:
             return
         from ..archive.site import build  # the site's templates load only for a worker that keeps one
 
         try:
-            built = build(self.engine, self.archive.folder)
+            built = build(self.engine, folder)
         except Exception as exc:  # noqa: BLE001 - the archive must never stop the games
-            self.log(f"the archive at {self.archive.folder} was not updated ({type(exc).__name__}: {exc})")
+            self.log(f"the archive at {folder} was not updated ({type(exc).__name__}: {exc})")
             return
         if built.pages:
             self.log(f"archive: {plural(built.pages, 'page')} written, {plural(built.steps, 'step')} drawn")
