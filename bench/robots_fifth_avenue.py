@@ -1,6 +1,7 @@
 """Fifth Avenue robots: win rates against random players and each other, and decision times, one core.
 
 Run: python bench/robots_fifth_avenue.py [--games N] [--strong-games M] [--budget B] [--seed S] [--only WHAT]
+     [--strong-side front|back|both]
 
 Each line plays N seeded games (game i: engine seed S + i) with one robot at seat i mod players (so it plays
 every seat alike) and prints its win rate with a 95% Wilson interval. A shared win counts as a fraction:
@@ -116,6 +117,8 @@ def main() -> None:
                         help=f"the strong robot's simulations per decision ({DEFAULT_BUDGET})")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", choices=("heuristic", "strong"), help="only these lines")
+    parser.add_argument("--strong-side", choices=("front", "back", "both"), default="front",
+                        help="the board side(s) of the strong robot's games (front)")
     args = parser.parse_args()
 
     def strong_robot(view: dict, legal: list, seed: int) -> str:
@@ -133,8 +136,10 @@ def main() -> None:
             line(f"heuristic vs 1 random {policy}, 2 players + Alea", heuristic, policy, 2, args.games, args.seed,
                  False)
     if args.only != "heuristic":
-        line(f"strong (budget {args.budget}) vs 3 heuristic, front side", strong_robot, heuristic, 4,
-             args.strong_games, args.seed, False)
+        for side in ("front", "back"):
+            if args.strong_side in (side, "both"):
+                line(f"strong (budget {args.budget}) vs 3 heuristic, {side} side", strong_robot, heuristic, 4,
+                     args.strong_games, args.seed, side == "back")
 
 
 if __name__ == "__main__":

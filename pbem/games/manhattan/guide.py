@@ -40,7 +40,7 @@ def decision_notes(state: State) -> list[str]:
     if state.is_terminal():
         return ["The game is over."]
     player = state.current_player()
-    first = describe_decision(state)
+    first = describe_decision(state, player)
     notes = [first[0].upper() + first[1:]]
     hand = ", ".join(str(c) for c in state.hands[player]) or "none"
     named = two_colors(state)

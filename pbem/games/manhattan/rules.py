@@ -256,8 +256,12 @@ def _cards_text(cards: list[int]) -> str:
     return ", ".join(str(c) for c in cards) or "none"
 
 
-def describe_decision(state: State) -> str:
-    """One sentence saying what the game waits for."""
+def describe_decision(state: State, viewer: int | None = None) -> str:
+    """One sentence saying what the game waits for, as ``viewer`` may read it.
+
+    That a player can build nowhere follows from their hand, so only that player (``viewer`` is the player to
+    move) is told it; everybody else reads the sentence of an ordinary turn, which names passing too.
+    """
     if state.result is not None:
         return "the game is over."
     player = state.turn
@@ -270,6 +274,8 @@ def describe_decision(state: State) -> str:
             return (f"{who} chooses {count} {' or '.join(colors)} parts for round {state.round} "
                     f"(choose <color> <sizes>).")
         return f"{who} chooses {count} parts for round {state.round} (choose <sizes>)."
+    if viewer != player:
+        return f"{who} plays a card and builds a part, or passes if no card of theirs can build."
     if legal_actions(state) and isinstance(legal_actions(state)[0], Pass):
         form = "pass <card> <color> <size>" if named else "pass <card> <size>"
         return f"{who} can build no part anywhere with their cards and passes ({form})."
@@ -361,7 +367,7 @@ def check(state: State, player: int, action: Action) -> None:
     own = seat_colors(state.players)[player]
     if isinstance(action, Choose):
         if state.phase != CHOOSE:
-            raise illegal(f"'{action}' does not fit now: {describe_decision(state)}")
+            raise illegal(f"'{action}' does not fit now: {describe_decision(state, state.turn)}")
         if not named and action.color is not None:
             raise illegal(f"Name no color when you choose: 'choose {_sizes_text(action.sizes)}'.")
         color = action.color or own[0]
@@ -380,7 +386,7 @@ def check(state: State, player: int, action: Action) -> None:
                               f"{wanted}; your supply: {_sizes_text(parts_left(supply))}.")
         return
     if state.phase != BUILD:
-        raise illegal(f"'{action}' does not fit now: {describe_decision(state)}")
+        raise illegal(f"'{action}' does not fit now: {describe_decision(state, state.turn)}")
     if named and action.color is None:
         raise illegal(f"You have no {action.size}-story part left to place.")
     if not named and action.color is not None:

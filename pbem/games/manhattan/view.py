@@ -50,7 +50,7 @@ def player_view(state: State, player: int | None) -> dict[str, Any]:
         "players": state.players,
         "viewer": player,
         "current_player": current_player(state),
-        "waiting_for": describe_decision(state),
+        "waiting_for": describe_decision(state, player),
         "phase": state.phase,
         "round": state.round,
         "rounds": state.rounds,

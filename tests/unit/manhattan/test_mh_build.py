@@ -225,6 +225,18 @@ def test_a_player_who_can_build_nowhere_must_pass(game4):
                                           "(pass <card> <size>)."
 
 
+def test_only_the_blocked_player_is_told_they_can_build_nowhere(game4):
+    """That follows from their hand: the others' boards and answers name an ordinary turn."""
+    s = game4
+    _blocked(s)
+    ordinary = "player 1 plays a card and builds a part, or passes if no card of theirs can build."
+    assert s.view(RED)["waiting_for"] == ordinary
+    assert s.view(None)["waiting_for"] == ordinary
+    with pytest.raises(NotYourTurnError) as err:
+        s.parse(RED, "play 1 cairo 1")
+    assert "can build no part" not in str(err.value) and ordinary in str(err.value)
+
+
 def test_passing_discards_the_card_and_boxes_the_part(game4):
     s = game4
     _blocked(s)

@@ -256,7 +256,8 @@ def test_view_shows_everything_public():
     assert view["supply"] == s.supply and view["chosen"] == s.chosen and view["boxed"] == s.boxed
     assert view["scores"] == s.scores and view["played"] == [[], [3, 7], [], []]
     assert (view["round"], view["rounds"], view["start_player"], view["current_player"]) == (1, 4, 0, 0)
-    assert view["waiting_for"] == "player 1 plays a card and builds a part (play <card> <city> <size>)."
+    assert view["waiting_for"] == "player 1 plays a card and builds a part, or passes if no card of theirs can build."
+    assert s.view(BLUE)["waiting_for"] == "player 1 plays a card and builds a part (play <card> <city> <size>)."
 
 
 def test_two_player_view_names_two_colors_per_seat():
