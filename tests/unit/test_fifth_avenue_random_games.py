@@ -3,9 +3,10 @@
 Both random policies of ``pbem sim`` are used: ``uniform`` (any legal command
 alike) and ``by-kind`` (which plays auctions, building stops and the robot far
 more often). After every command the cards, skyscrapers and businesses must all
-be somewhere, scores never go down, someone can act, every listed command reads
-back as itself and is accepted, and the state survives a JSON round trip: the
-game goes on from the state read back, and replays identically without.
+be somewhere, scores never go down, someone can act, the listed commands read
+back as themselves and are accepted (a long list by a stride through it), and
+the state survives a JSON round trip: the game goes on from the state read
+back, and replays identically without.
 """
 
 from __future__ import annotations
@@ -113,7 +114,10 @@ def test_random_game_keeps_every_invariant(players: int, back_side: bool, policy
         assert 0 <= player < players
         actions = state.legal_actions()
         assert actions, "a running game must offer a legal command"
-        for action in actions:
+        # An auction lists up to thousands of bids that differ only in the cards: reading back every one at
+        # every step of 300 games was three quarters of this test's time, so long lists are read back by a
+        # stride through them (the first and the last always).
+        for action in actions[::max(1, len(actions) // 40)] + actions[-1:]:
             assert state.parse(player, str(action)) == action
         action = choose(actions, rng, policy)
         state.apply_action(player, action)
@@ -141,10 +145,18 @@ def test_random_game_keeps_every_invariant(players: int, back_side: bool, policy
 
 
 def test_random_games_reach_every_rule() -> None:
-    """The by-kind games above are only worth their time if they play every rule."""
+    """The by-kind games above are only worth their time if they play every rule. Some of them suffice to show
+    it, so the games are played until every rule was seen."""
+    expected = {
+        "placed", "action", "business", "central_park_business", "special_scoring", "scored", "black_cards",
+        "cards", "move", "auctions", "auction", "bid", "pass", "no_bids", "won", "built", "building_stop",
+        "robot_bid", "robot_out", "robot_built", "auctions_end", "game_over",
+    }
     seen: collections.Counter = collections.Counter()
     robot_stops = 0
     for players, back_side, policy, seed in GAMES:
+        if expected <= set(seen) and robot_stops:
+            break
         if policy != "by-kind":
             continue
         state = new_game(players, seed, back_side=back_side)
@@ -154,10 +166,5 @@ def test_random_games_reach_every_rule() -> None:
                 seen[event["kind"]] += 1
                 if event["kind"] == "building_stop" and event["actor"] == state.robot:
                     robot_stops += 1
-    expected = {
-        "placed", "action", "business", "central_park_business", "special_scoring", "scored", "black_cards",
-        "cards", "move", "auctions", "auction", "bid", "pass", "no_bids", "won", "built", "building_stop",
-        "robot_bid", "robot_out", "robot_built", "auctions_end", "game_over",
-    }
     assert expected <= set(seen), expected - set(seen)
     assert robot_stops > 0
