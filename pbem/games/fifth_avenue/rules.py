@@ -374,6 +374,20 @@ def _legal_bids(state: State, frame: dict[str, Any], player: int) -> list[Bid]:
     return bids
 
 
+def _has_legal_bid(state: State, frame: dict[str, Any], player: int) -> bool:
+    """Whether ``_legal_bids`` would list any bid, without listing them (a big hand has tens of thousands): the
+    most a bid can add is every card of one allowed colour and every black card, and it must add one card."""
+    hand = state.hands[player]
+    own = frame["bids"].get(str(player))
+    _, high = high_bid(frame)
+    need = max(1, high + 1 - _bid_total(own))
+    blacks = sum(v * n for v, n in zip(VALUES, hand[BLACK]))
+    if own is not None:
+        return sum(v * n for v, n in zip(VALUES, hand[own["color"]])) + blacks >= need
+    return any(sum(hand[c]) and sum(v * n for v, n in zip(VALUES, hand[c])) + blacks >= need
+               for c in allowed_bid_colors(state, frame, player)[0])
+
+
 def _build_options(state: State, frame: dict[str, Any]) -> list[Action]:
     most = min(frame["limit"], state.supply[frame["winner"]])
     options: list[Action] = []
@@ -1092,7 +1106,7 @@ def _only_choice(state: State) -> Action | None:
     frame = _top(state)
     player = current_player(state)
     if frame["kind"] == "auction":
-        return None if _legal_bids(state, frame, player) else Pass()
+        return None if _has_legal_bid(state, frame, player) else Pass()
     if frame["kind"] == "turn" and frame["phase"] in (2, 3):
         actions = _turn_actions(state, frame, player)
         return actions[0] if len(actions) == 1 else None

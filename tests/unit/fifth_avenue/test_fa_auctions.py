@@ -6,7 +6,17 @@ from unittest.mock import ANY
 import pytest
 
 from pbem.games.errors import IllegalCommandError
-from pbem.games.fifth_avenue.rules import allowed_bid_colors, build_limit
+from pbem.games.fifth_avenue import new_game
+from pbem.games.fifth_avenue.rules import (
+    _has_legal_bid,
+    _legal_bids,
+    _top,
+    allowed_bid_colors,
+    build_limit,
+    current_player,
+)
+from pbem.games.rng import Rng
+from pbem.services.simulate import choose
 
 from fa_helpers import (
     BLUE,
@@ -550,3 +560,24 @@ def test_colored_cards_return_below_the_stack_in_order(game4):
     assert s.colored_stacks["orange"][: len(stack)] == stack  # nothing shuffled
     assert sorted(s.colored_stacks["orange"][len(stack):]) == [4, 4, 5]
     assert hand_size(s, RED) == 0
+
+
+@pytest.mark.parametrize("players,back_side", [(2, False), (3, True), (4, False)])
+def test_whether_a_bidder_has_a_bid_is_known_without_listing_the_bids(players, back_side):
+    """A bidder without a legal bid is passed for them (D40); that is decided without listing every bid a big
+    hand allows, and must agree with the list at every decision of seeded random games."""
+    asked = {True: 0, False: 0}
+    for seed in range(4):
+        s = new_game(players, seed, back_side=back_side)
+        rng = Rng(seed)
+        while not s.is_terminal():
+            frame, player = _top(s), current_player(s)
+            if frame["kind"] == "auction":
+                for bidder in range(s.players):  # every seat's hand against this auction's high bid
+                    if str(bidder) in frame["bids"] and bidder != player:
+                        continue
+                    has = _has_legal_bid(s, frame, bidder)
+                    assert has == bool(_legal_bids(s, frame, bidder)), (seed, s.moves, bidder)
+                    asked[has] += 1
+            s.apply_action(player, choose(s.legal_actions(), rng, "by-kind"))
+    assert asked[True] > 20 and asked[False] > 5, asked
