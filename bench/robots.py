@@ -5,7 +5,8 @@ Run: python bench/robots.py [--games N] [--strong-games M] [--only heuristic|str
 Runs bench/robots_fifth_avenue.py and then bench/robots_manhattan.py with the same options (each script's own
 doc says what its lines are: win rates over N seeded games with 95% Wilson intervals, a shared win counted as
 1/k, and decision times per robot). The searching robot takes up to about 2 s a decision, so its lines take
-hours at 200 games; --strong-games sets their number apart.
+hours at 200 games; --strong-games sets their number apart. bench/robots_strong.py plays those lines game by
+game into a kept record (bench/results/robots_strong.jsonl), so runs on different days add up to 200 games.
 """
 
 from __future__ import annotations

@@ -58,11 +58,12 @@ def play(players: int, seed: int, seats: list[Robot | str], back_side: bool, tim
             continue
         legal = state.legal_commands()
         view = json.loads(json.dumps(state.view(player)))
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         command = seat(view, legal, seed * 100_003 + state.moves)
-        elapsed = time.perf_counter() - start
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
         if len(legal) > 1:
             times.setdefault(seat.__name__, []).append(elapsed)
+            times.setdefault(seat.__name__ + " cpu", []).append(cpu)
             if elapsed > slowest.get(seat.__name__, (0.0,))[0]:
                 slowest[seat.__name__] = (elapsed, view, legal, seed * 100_003 + state.moves)
         if command not in legal:
@@ -88,7 +89,7 @@ def line(label: str, robot: Robot, others: Robot | str, players: int, games: int
     robots = {robot.__name__: robot} | ({others.__name__: others} if callable(others) else {})
     timing = "; ".join(
         f"{name} {ms(statistics.median(ts))}/{ms(max(ts))}/{ms(retime(robots[name], *slowest[name][1:]))}"
-        for name, ts in sorted(times.items())
+        for name, ts in sorted(times.items()) if not name.endswith(" cpu")
     )
     print(f"{label:<48} {wins / games:6.1%}  [{low:5.1%}, {high:5.1%}]  {games:4d} games  "
           f"(ms per decision, median/max/slowest again: {timing}; {time.perf_counter() - start:.0f} s)", flush=True)
