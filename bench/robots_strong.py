@@ -8,8 +8,9 @@ bench/results/robots_strong.jsonl (one JSON object a line), and a run plays only
 the record does not hold yet, so runs on different days add up to one line of N games.
 
 A game counts only for the code that played it: each record carries a fingerprint of the game's engine and
-robots (the source of its package, pbem/games/rng.py and pbem/games/base.py), and the summary counts the records
-of the current fingerprint alone; records of older code are shown as such and never mixed in.
+robots (the modules and data of its package but its help texts and deadline policy, and pbem/games/*.py), and
+the summary counts the records of the current fingerprint alone; records of older code are shown as such and
+never mixed in.
 
 Game i of a line (i = 0 .. N-1) is the game that bench/robots_fifth_avenue.py and bench/robots_manhattan.py
 play as game i of their strong line with the default --seed 1: engine seed 1 + i, the searching robot at seat
@@ -67,10 +68,14 @@ LINES = {line.name: line for line in (
 )}
 
 
+NOT_PLAY = {"guide.py", "timeouts.py"}  # the players' help texts and what a deadline plays: no robot game uses them
+
+
 def fingerprint(package: str) -> str:
-    """What decides a game's course: the engine's and robots' source."""
+    """What decides a game's course: the source and data of the engine and its robots, and the shared modules."""
     games = ROOT / "pbem" / "games"
-    files = sorted((games / package).rglob("*.py")) + [games / "rng.py", games / "base.py"]
+    files = sorted(p for p in (games / package).iterdir() if p.suffix in (".py", ".json") and p.name not in NOT_PLAY)
+    files += sorted(games.glob("*.py"))
     digest = hashlib.sha256()
     for path in files:
         digest.update(str(path.relative_to(games)).encode() + b"\0" + path.read_bytes() + b"\0")
