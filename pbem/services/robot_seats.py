@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import importlib
 import json
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +35,10 @@ if TYPE_CHECKING:
 ROBOT_DOMAIN = "robots.invalid"
 KINDS = {"robot": "heuristic", "robot:heuristic": "heuristic", "robot:strong": "strong"}  # as moderators write them
 SHOWN = {"heuristic": "robot", "strong": "strong robot"}  # after the seat's name: "Robo (robot)"
-MOST_MOVES_A_PASS = 400  # a table of robots alone plays on in the next pass, so one pass never runs for long
+# A table of robots alone plays on in the next pass, so one pass never keeps the mailbox waiting for long: at
+# most this many moves, or this many seconds of deciding (a searching robot takes up to about 2 s a decision).
+MOST_MOVES_A_PASS = 400
+MOST_SECONDS_A_PASS = 20.0
 
 
 def robot_kind(text: str) -> str | None:
@@ -77,6 +82,7 @@ class RobotMoves:
     """What ``play_due`` did: (game, seat, command) of each robot move, in order."""
 
     moves: list[tuple[int, int, str]] = field(default_factory=list)
+    more: bool = False  # it stopped at its limit with a robot's decision still due: the next pass goes on
 
     def lines(self) -> list[str]:
         return [f"game {game_id}: the robot at seat {seat + 1} played {command}" for game_id, seat, command in self.moves]
@@ -85,8 +91,9 @@ class RobotMoves:
 class RobotPlayers:
     """The robots' turn in a pass of the worker."""
 
-    def __init__(self, games: GameService) -> None:
+    def __init__(self, games: GameService, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.games = games
+        self.clock = clock
 
     def games_with_robots(self) -> list[int]:
         """The running games that have a robot seat."""
@@ -95,12 +102,15 @@ class RobotPlayers:
                 select(Seat.game_id).join(Game, Game.id == Seat.game_id)
                 .where(Seat.robot != "", Game.status == GameStatus.ACTIVE)).all()))
 
-    def play_due(self, game_ids: list[int] | None = None, *, most: int = MOST_MOVES_A_PASS) -> RobotMoves:
-        """Every robot whose decision is due plays it, game after game, until a person must decide (or ``most``
-        moves were made). Each move is a submission of its own, committed as a person's would be."""
+    def play_due(self, game_ids: list[int] | None = None, *, most: int = MOST_MOVES_A_PASS,
+                 seconds: float = MOST_SECONDS_A_PASS) -> RobotMoves:
+        """Every robot whose decision is due plays it, game after game, until a person must decide, or until
+        ``most`` moves were made or ``seconds`` spent (``more`` then says decisions are still due). Each move is a
+        submission of its own, committed as a person's would be."""
         done = RobotMoves()
+        stop_at = self.clock() + seconds
         for game_id in self.games_with_robots() if game_ids is None else game_ids:
-            while len(done.moves) < most:
+            while True:
                 info = self.games.get(game_id)
                 if info.over or info.status != GameStatus.ACTIVE:
                     break
@@ -108,6 +118,9 @@ class RobotPlayers:
                 robot = info.player(seat).robot if seat >= 0 else ""
                 if not robot:
                     break
+                if len(done.moves) >= most or self.clock() >= stop_at:
+                    done.more = True
+                    return done
                 command = decide(info.kind, robot, info.state, seat, info.seed * 1_000_003 + info.state.moves)
                 self.games.submit(game_id, info.email_of(seat), command, source="robot", by="robot")
                 done.moves.append((game_id, seat, command))

@@ -90,6 +90,7 @@ class MailWorker:
         self.sender: OutboxProcess | OutboxRelay | None = None  # what sends while run_forever() reads
         self.refusals = RefusalDigest(self.ledger, moderator=mail.moderator)
         self.robots = RobotPlayers(self.games)
+        self.robots_unfinished = False  # the last pass's robots stopped at their limit with decisions still due
         self.timekeeper = Timekeeper(self.games, moderator=mail.moderator,
                                      outage_gap=timedelta(seconds=mail.outage_gap), log=log)
 
@@ -146,8 +147,10 @@ class MailWorker:
                         self._log_sent(self.sender.take_report())  # type: ignore[union-attr]
                         self.keep_archive()
                         self.heartbeat.beat()
-                        if report.processed:
-                            continue  # mail that came during the pass was announced then, not to the IDLE to come
+                        if report.processed or self.robots_unfinished:
+                            # Mail that came during the pass was announced then, not to the IDLE to come; robots
+                            # that stopped at a pass's limit go on after a look at the mailbox.
+                            continue
                         soon = HELD_RECHECK if report.held_elsewhere else self.mail.poll_interval
                         inbox.wait(min(self.mail.poll_interval, renew, soon), stop)
             except Exception as exc:
@@ -177,6 +180,7 @@ class MailWorker:
         moved = self.robots.play_due()
         for line in moved.lines():
             self.log(line)
+        self.robots_unfinished = moved.more
         return bool(moved.moves)
 
     def keep_time(self) -> bool:

@@ -85,6 +85,24 @@ def test_a_table_of_robots_plays_a_whole_game_and_mails_nobody(sqlite_url: str, 
     assert robots.games_with_robots() == []  # a finished game is no robot's business any more
 
 
+def test_a_pass_stops_its_robots_at_its_time_or_move_limit_and_the_next_pass_goes_on(sqlite_url: str) -> None:
+    """A table of robots alone (or of searching robots) must not keep the mailbox waiting: a pass stops deciding
+    after its seconds or moves, says decisions are still due, and the next pass goes on where it stopped."""
+    service = GameService(make_engine(sqlite_url), mail_domain="example.org")
+    game_id = service.create_game("manhattan", [(f"R{n}", "robot") for n in range(2)], seed=3)
+    ticks = iter(range(10_000))  # each look at the clock: a second later
+    robots = RobotPlayers(service, clock=lambda: float(next(ticks)))
+    first = robots.play_due(seconds=5)
+    assert 1 <= len(first.moves) <= 5 and first.more
+    moves = service.get(game_id).state.moves
+    second = robots.play_due(most=3, seconds=1_000)
+    assert len(second.moves) == 3 and second.more and service.get(game_id).state.moves > moves
+    passes = 0
+    while (done := robots.play_due(seconds=1_000)).more:
+        passes += 1
+    assert service.get(game_id).over and not done.more and passes == 0  # within 1,000 s and 400 moves
+
+
 def test_a_seat_handed_to_a_robot_keeps_its_hand_and_score_and_the_robot_plays_it(sqlite_url: str) -> None:
     service = GameService(make_engine(sqlite_url), mail_domain="example.org")
     bob = ("Bob", "bob@example.org")
