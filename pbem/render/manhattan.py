@@ -52,8 +52,12 @@ def render_board(view: dict[str, Any], *, players: list[str], hands: Mapping[int
 
 
 def render_moderator_board(state: Any, *, players: list[str]) -> str:
-    """The board with every hand: the moderator's."""
-    return render_board(state.view(None), players=players, hands=dict(enumerate(state.hands)))
+    """The board with every hand: the moderator's. It says what the player to move is told, who alone learns
+    that none of their cards can build (docs/rules.md M15)."""
+    view = state.view(None)
+    if state.current_player() >= 0:
+        view["waiting_for"] = state.view(state.current_player())["waiting_for"]
+    return render_board(view, players=players, hands=dict(enumerate(state.hands)))
 
 
 def _hand_grid(cards: list[int]) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from mh_helpers import BLACK, BLUE, GREEN, RED, building, clear, give, kinds, put
 
+from pbem import render
 from pbem.games.errors import (
     AmbiguousCommandError,
     IllegalCommandError,
@@ -235,6 +236,8 @@ def test_only_the_blocked_player_is_told_they_can_build_nowhere(game4):
     with pytest.raises(NotYourTurnError) as err:
         s.parse(RED, "play 1 cairo 1")
     assert "can build no part" not in str(err.value) and ordinary in str(err.value)
+    moderator = " ".join(render.moderator_board("manhattan", s, players=["Ann", "Bob", "Cy", "Di"]).split())
+    assert "Waiting for: player 1 (Ann) can build no part anywhere with their cards and passes" in moderator
 
 
 def test_passing_discards_the_card_and_boxes_the_part(game4):
