@@ -130,9 +130,14 @@ def short_name(display: str) -> str:
     return name or "?"
 
 
+# A robot seat's name ends so ("Robo (robot)", services.robot_seats.robot_name). The map and the tables have room
+# for 10 characters, which cut that to "Robo (robo"; they show "Robo", and the sentences the whole name.
+ROBOT_SEAT = re.compile(r" \((strong )?robot\)$")
+
+
 def owner_names(players: list[str], robot: bool = False) -> list[str]:
     """Short, distinct names by owner number; the robot (owner 2 of 2 players) is "robot"."""
-    names = [short_name(p)[:NAME] for p in players]
+    names = [ROBOT_SEAT.sub("", short_name(p))[:NAME] for p in players]
     if len(set(n.lower() for n in names)) < len(names) or "robot" in (n.lower() for n in names):
         names = [f"{n[: NAME - 3]}#{i + 1}" for i, n in enumerate(names)]
     return names + (["robot"] if robot else [])

@@ -265,6 +265,16 @@ def test_too_few_names_is_an_error_and_names_are_made_distinct():
     assert owner_names(["Ann <a@x.org>", "Ann <b@x.org>"], robot=True) == ["Ann#1", "Ann#2", "robot"]
 
 
+def test_a_robot_seat_is_shown_by_its_name_on_the_map_and_in_the_tables_not_cut_in_its_robot_mark():
+    """Ten characters would cut "Robo (robot)" to "Robo (robo"; the subject and every sentence say it is a robot."""
+    names = ["Robo (robot) <robot-1@robots.invalid>", "Ann <a@x.org>", "Maximilian (strong robot) <robot-3@robots.invalid>"]
+    assert owner_names(names) == ["Robo", "Ann", "Maximilian"]
+    s = started(3, seed=1)
+    drawn = render_board(s.view(1), players=names)
+    assert "(robo" not in drawn and "(stro" not in drawn and "Robo " in section(drawn, "PLAYERS")
+    assert owner_names(["Ann (robot) <robot-1@robots.invalid>", "Ann <a@x.org>"]) == ["Ann#1", "Ann#2"]
+
+
 # --------------------------------------------------------------------------- hands
 
 
