@@ -97,7 +97,8 @@ def now_lines(info: GameInfo, seat: int | None) -> list[str]:
                            "  ")
         return lines
     who = _names(info).get(to_act, f"player {to_act + 1}")
-    text = f"The game waits for {who}. {notes[0]}"
+    waiting = with_names(info, state.view(seat)["waiting_for"])  # as the reader may know it (docs/rules.md M15)
+    text = f"The game waits for {who}. {waiting[0].upper()}{waiting[1:]}"
     owed = engine.owed_this_turn(state, seat) if seat is not None else None
     if owed:
         text += f" Then you still {owed}."

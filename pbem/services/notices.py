@@ -205,7 +205,7 @@ class Mailer:
         context = {
             "preview": preview, "happened": shown, "below": below, "earlier": len(below),
             "note": [wrap(line) for line in note],
-            "decision": decision, "waiting": "" if decision else self._waiting(seat), "secret": player.secret,
+            "decision": decision, "waiting": "" if decision else self._waiting(seat, view), "secret": player.secret,
             "over": state.is_terminal(),
             "board": render.board(info.kind, view, players=names).rstrip(),
             "extra": [*extra, *([f"The whole game, move by move: {info.page}"] if info.page and state.is_terminal()
@@ -250,14 +250,17 @@ class Mailer:
             shown.insert(0, block)
         return shown, blocks[: len(blocks) - len(shown)]
 
-    def _waiting(self, seat: int) -> str:
+    def _waiting(self, seat: int, view: dict[str, Any]) -> str:
+        """Who must act, as ``seat`` may read it (its ``view``): only the player to move learns what follows
+        from their own hand (docs/rules.md M15)."""
         info, state = self.info, self.info.state
         if state.is_terminal():
             return "The game is over."
         if info.status != "active":
             return f"The game is {info.status}: nobody acts until the moderator resumes it."
         owed = self.engine.owed_this_turn(state, seat)
-        waiting = "Waiting: " + with_names(info, self.engine.decision_notes(state)[0])
+        sentence = view["waiting_for"]
+        waiting = "Waiting: " + with_names(info, sentence[0].upper() + sentence[1:])
         return waiting + (f" Then you still {owed}." if owed else "")
 
     def result(self, events: list[dict[str, Any]]) -> str | None:

@@ -153,3 +153,27 @@ def test_a_builder_with_one_legal_command_is_not_asked_and_everybody_is_told(sql
     assert now.players[now.state.current_player()].name != forced.group(1), "the game waits for somebody else"
     asked = [(m.recipient, m.decision) for m in mails if m.decision is not None]
     assert asked == [(now.email_of(now.state.current_player()), now.state.moves)]
+
+
+def test_only_the_blocked_builder_is_told_that_none_of_their_cards_can_build(sqlite_engine) -> None:
+    """That follows from their hand (docs/rules.md M15): the others' mails name an ordinary turn. The game is
+    one of the random games in which a player must pass (tests/unit/test_manhattan_random_games.py)."""
+    players, seed = 4, 521
+    table = Table(sqlite_engine, players, seed=seed, kind="manhattan")
+    table.service.set_delivery(table.game, "all")
+    rng = Rng(seed * 7919 + players)
+    table.new_mails()
+    blocked = 0
+    while not (info := table.service.get(table.game)).over:
+        seat = info.state.current_player()
+        actions = info.state.legal_actions()
+        table.submit(seat, str(choose(actions, rng, "uniform")))
+        mails = table.new_mails()
+        after = table.service.get(table.game)
+        if after.over or not all(type(a).__name__ == "Pass" for a in after.state.legal_actions()):
+            continue
+        blocked += 1
+        turn = after.email_of(after.state.current_player())
+        told = {m.recipient for m in mails if "can build no part" in " ".join(m.text_body.split())}
+        assert told == {turn}, (turn, told)
+    assert blocked

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import pytest
 from mh_helpers import BLACK, BLUE, GREEN, RED, building, clear, give, kinds, put
 
@@ -14,6 +16,9 @@ from pbem.games.errors import (
 from pbem.games.manhattan import new_game
 from pbem.games.manhattan.actions import Pass, Play
 from pbem.games.manhattan.rules import may_build, tower_floors, tower_owner
+from pbem.services.game_info import GameInfo, PlayerInfo
+from pbem.services.help_text import mail_help
+from pbem.services.timing import Timing
 
 # --------------------------------------------------------------------------- a turn
 
@@ -238,6 +243,15 @@ def test_only_the_blocked_player_is_told_they_can_build_nowhere(game4):
     assert "can build no part" not in str(err.value) and ordinary in str(err.value)
     moderator = " ".join(render.moderator_board("manhattan", s, players=["Ann", "Bob", "Cy", "Di"]).split())
     assert "Waiting for: player 1 (Ann) can build no part anywhere with their cards and passes" in moderator
+    now = datetime(2026, 3, 1, tzinfo=timezone.utc)
+    info = GameInfo(id=1, kind="manhattan", title="Manhattan", variant="", seed=11, status="active", settings={},
+                    players=[PlayerInfo(seat, name, f"{name.lower()}@example.org")
+                             for seat, name in enumerate(["Ann", "Bob", "Cy", "Di"])],
+                    created_at=now, updated_at=now, state=s, timing=Timing())
+    helped = {seat: " ".join(" ".join(mail_help(info, seat, moderator="m@example.org")).split()) for seat in (0, 1)}
+    assert "The game waits for you. Ann can build no part anywhere" in helped[BLUE]
+    assert "The game waits for Ann. Ann plays a card and builds a part, or passes if" in helped[RED]
+    assert "can build no part" not in helped[RED]
 
 
 def test_passing_discards_the_card_and_boxes_the_part(game4):
