@@ -52,6 +52,7 @@ from .help_text import first_mail_help
 from .game_info import GameInfo, PlayerInfo, Submission
 from .input_checks import checked_address, checked_name, named_address, seat_with
 from .ledger import AskedDecision
+from .mail_folding import fold_unsent
 from .robot_seats import is_robot_address, robot_address, robot_kind, robot_name
 from .timing import Timing, TimingError
 
@@ -520,6 +521,10 @@ class GameService(GameReader):
             clock = next(iter(deadlines.open_clocks(s, info.id)), None)
             info.due_at = deadlines.aware(clock.due_at) if clock else None
         mails = [mail for mail in make(info) if not is_robot_address(mail.recipient)]  # robots read no mail
+        if fold_unsent(s, info, notices.mailed_seats(info, mails)):
+            # Those readers' unsent mails were taken back: their mails now tell everything since an earlier mark.
+            self.recent(s, info)
+            mails = [mail for mail in make(info) if not is_robot_address(mail.recipient)]
         s.add_all(mails)
         # A robot's seat counts as told (it reads no mail), or every mail would retell the game from its start;
         # a person whose seat a robot covers (on-timeout=robot) is told only what they were mailed.

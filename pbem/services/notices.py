@@ -234,6 +234,8 @@ class Mailer:
             message_id=message_id,
             created_at=self.now,
             picture=drawn,
+            # Nothing but the news and the game: a later mail may take its place while it waits unsent.
+            told_from=None if note or extra else player.told_seq,
             **asked,
         )
 

@@ -194,6 +194,10 @@ class OutboxMail(SQLModel, table=True):
     # What the mail's picture of the board is drawn from, when it has one (render.pictures.recipe): drawn when
     # the mail is sent, by the sender, once for all the mails of a position.
     picture: Optional[dict] = Field(default=None, sa_column=Column(JSON, nullable=True))
+    # For a game mail that tells only what happened since its reader's last mail and the game as it stands (no
+    # note, nothing added): that reader's last told event before it. While it waits unsent, a later mail to
+    # the same reader may take its place by telling everything since then (services.mail_folding).
+    told_from: Optional[int] = None
 
 
 class DecisionClock(SQLModel, table=True):

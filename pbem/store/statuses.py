@@ -17,4 +17,7 @@ class OutboxStatus:
     SENDING = "sending"
     SENT = "sent"
     FAILED = "failed"
-    ALL = (QUEUED, SENDING, SENT, FAILED)
+    # Not sent: a later mail to the same reader about the same game took its place while it waited, telling
+    # everything it told (services.mail_folding).
+    FOLDED = "folded"
+    ALL = (QUEUED, SENDING, SENT, FAILED, FOLDED)
