@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from email.message import EmailMessage
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from imapclient.exceptions import IMAPClientError
 from sqlalchemy import Engine
@@ -56,6 +56,15 @@ TRANSIENT_DELAY = 0.5
 HELD_RECHECK = 5.0  # seconds: how soon a pass that left mails to another worker looks again (a dead one's
 # claims are freed by the next pass of a worker on its host, and no new mail may come to start one)
 SET_ASIDE_NOTICES = 10  # notices an hour to the moderator of mails set aside; beyond that they are only recorded
+
+
+class Processed(NamedTuple):
+    """What became of one mail: the folder it goes to, its sender, the outcome, and the game its commands moved."""
+
+    folder: str
+    who: str
+    outcome: str
+    moved: int | None = None  # the game, when the mail's commands were applied
 
 
 @dataclass
@@ -174,10 +183,11 @@ class MailWorker:
             moved |= self.let_robots_play()
         return moved or timed
 
-    def let_robots_play(self) -> bool:
-        """The robots' turn: every robot seat whose decision is due plays it (services.robot_seats), so a person's
-        move and the robots' answers to it go out in one pass. True if any robot moved."""
-        moved = self.robots.play_due()
+    def let_robots_play(self, game_ids: list[int] | None = None) -> bool:
+        """The robots' turn: every robot seat whose decision is due plays it (services.robot_seats), in
+        ``game_ids`` (default: every game with a robot), so a person's move and the robots' answers to it go
+        out in one pass. True if any robot moved."""
+        moved = self.robots.play_due(game_ids)
         for line in moved.lines():
             self.log(line)
         self.robots_unfinished = moved.more
@@ -262,7 +272,7 @@ class MailWorker:
         if raw is None:
             return  # gone: another worker filed it before we claimed it
         crashpoints.reached("mail fetched")
-        folder, who, outcome = self.process(raw, box.name, box.uidvalidity, uid)
+        folder, who, outcome, moved = self.process(raw, box.name, box.uidvalidity, uid)
         crashpoints.reached("mail committed, not moved")
         if outcome == "already processed":
             report.already_done.append(uid)
@@ -270,12 +280,15 @@ class MailWorker:
             report.processed.append((uid, who, outcome))
         committed.setdefault(folder, []).append(uid)
         self.log(f"mail {uid} from {who or '(no sender)'}: {outcome}")
+        if moved is not None:
+            # The robots answer before this mail is: its answer and theirs go out as one mail (services.mail_folding).
+            self.let_robots_play([moved])
         if self.sender is not None:
             self.sender.wake()  # it sends the answers while we read the next mail
         else:
             merge(report.sent, self.relay.send_now())  # answer this mail before reading the next
 
-    def process(self, raw: bytes, mailbox: str, uidvalidity: int, uid: int) -> tuple[str, str, str]:
+    def process(self, raw: bytes, mailbox: str, uidvalidity: int, uid: int) -> Processed:
         """Process one mail in one transaction; returns (folder, sender, outcome).
 
         Whatever goes wrong with this mail is this mail's failure alone (Mailman's shunt): its transaction
@@ -294,7 +307,7 @@ class MailWorker:
                 if not is_transient(exc):
                     recorded = self._recorded(key)
                     if recorded is not None:  # another worker recorded the same mail (a copy) first
-                        return self.folder_for(recorded), who, "already processed"
+                        return Processed(self.folder_for(recorded), who, "already processed")
                     return self._set_aside(msg, key, who, mailbox, uidvalidity, uid, exc)
                 if attempt == TRANSIENT_TRIES:
                     raise DatabaseUnavailable(f"the database kept failing while mail {uid} was processed: "
@@ -305,24 +318,25 @@ class MailWorker:
         raise AssertionError("unreachable: the last try returns or raises")
 
     def _process(self, msg: EmailMessage, raw: bytes, key: str, who: str, mailbox: str, uidvalidity: int,
-                 uid: int) -> tuple[str, str, str]:
+                 uid: int) -> Processed:
         with reading(self.engine):  # the lookups before the mail's one write share a transaction
             return self._handle_mail(msg, raw, key, who, mailbox, uidvalidity, uid)
 
     def _handle_mail(self, msg: EmailMessage, raw: bytes, key: str, who: str, mailbox: str, uidvalidity: int,
-                     uid: int) -> tuple[str, str, str]:
+                     uid: int) -> Processed:
         recorded = self.ledger.outcome(key)
         if recorded is not None:  # a second copy, or the worker stopped between the commit and the move
-            return self.folder_for(recorded), who, "already processed"
+            return Processed(self.folder_for(recorded), who, "already processed")
         inbound = InboundMail(message_id=key, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid, sender=who,
                               received_at=self.clock())
         reason = why_ignored(msg, ledger=self.ledger, game_address=self.mail.game_address, rate_limit=self.rate_limit)
         if reason:
             inbound.outcome, inbound.reason = "ignored", reason
             self.ledger.queue_mail(None, "", "", inbound=inbound, also=self._bounce_notice(msg, reason, who, key))
-            return self.mail.rejected_folder, who, f"ignored ({reason})"
+            return Processed(self.mail.rejected_folder, who, f"ignored ({reason})")
         result = self.commands.handle(raw, inbound=inbound, parsed=msg)
-        return self.folder_for(result.outcome), who, result.outcome
+        return Processed(self.folder_for(result.outcome), who, result.outcome,
+                         result.game_id if result.outcome == "applied" else None)
 
     def _recorded(self, key: str) -> str | None:
         try:
@@ -331,7 +345,7 @@ class MailWorker:
             return None
 
     def _set_aside(self, msg: EmailMessage, key: str, who: str, mailbox: str, uidvalidity: int, uid: int,
-                   exc: Exception) -> tuple[str, str, str]:
+                   exc: Exception) -> Processed:
         """Record the mail as an error, tell the moderator (and the sender, when a player) once, and send it to
         the rejected folder. The record holds only values already cut to their columns, so it cannot fail the
         way the mail did; if it fails all the same, the mail is still set aside, never tried again in a loop."""
@@ -346,7 +360,7 @@ class MailWorker:
             if is_transient(again):
                 raise DatabaseUnavailable(f"the database failed while mail {uid} was set aside") from again
             self.log(f"mail {uid}: its failure could not be recorded either ({error_summary(again).splitlines()[0]})")
-        return self.mail.rejected_folder, who, "error (set aside for the moderator)"
+        return Processed(self.mail.rejected_folder, who, "error (set aside for the moderator)")
 
     def _set_aside_notices(self, msg: EmailMessage, key: str, who: str, summary: str) -> list[OutboxMail]:
         now = self.clock()

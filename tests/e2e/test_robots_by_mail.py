@@ -18,7 +18,7 @@ from pbem.config import MailConfig, ServerConfig
 from pbem.services.games import GameService
 from pbem.services.worker import MailWorker
 from pbem.store.db import make_engine
-from pbem.store.models import Event, InboundMail
+from pbem.store.models import Event, InboundMail, OutboxMail
 
 GAME = "game@example.test"
 ANN = ("Ann", "ann@example.test")
@@ -30,11 +30,16 @@ def mail_config(dovecot, smtp_server, mailboxes) -> MailConfig:
                       smtp=ServerConfig("127.0.0.1", smtp_server.port, "plain"), game_address=GAME, poll_interval=1)
 
 
-def mail(sender: str, body: str, game_id: int) -> EmailMessage:
+def mail(sender: str, body: str, game_id: int, replying_to: bytes | None = None) -> EmailMessage:
+    """A player's mail: a reply to ``replying_to`` (the raw mail that asked), as a mail client writes one."""
     message = EmailMessage()
     message["From"], message["To"] = sender, GAME
     message["Subject"] = f"Re: [Fifth Avenue #{game_id}] your turn"
     message["Message-ID"] = make_msgid(domain="client.example.test")
+    if replying_to is not None:
+        asked = BytesParser(policy=policy.default).parsebytes(replying_to)
+        message["In-Reply-To"] = asked["Message-ID"]
+        message["References"] = f"{asked['References']} {asked['Message-ID']}"
     message.set_content(body + "\n")
     return message
 
@@ -65,12 +70,26 @@ def test_a_person_plays_robots_by_mail_and_nobody_plays_a_robot_by_forging_its_a
     for _ in range(4):  # Ann's decisions: after each, the robots play within the pass that applied it
         info = games.get(game_id)
         robots_before = robot_moves(engine, game_id)
-        send(smtp_server, mail(f"Ann <{ANN[1]}>", info.state.legal_commands()[-1], game_id))
+        inbox = mailboxes.messages("ann")
+        received = len(inbox)
+        send(smtp_server, mail(f"Ann <{ANN[1]}>", info.state.legal_commands()[-1], game_id, replying_to=inbox[-1]))
         worker.run_once()
         after = games.get(game_id)
         assert after.state.moves > info.state.moves
         assert after.over or after.state.current_player() == 1  # Ann's decision again, in the same pass
-        answered += robot_moves(engine, game_id) > robots_before
+        robots_answered = robot_moves(engine, game_id) > robots_before
+        answered += robots_answered
+        # One mail answers each of hers: her move and the robots' answers, not "Done" and then "Your turn".
+        got = mailboxes.wait_for("ann", received + 1)
+        with Session(engine) as s:
+            waiting = s.exec(select(OutboxMail).where(OutboxMail.recipient == ANN[1],
+                                                      OutboxMail.status.in_(("queued", "sending")))).all()
+        assert not waiting and len(got) == received + 1, [m.status for m in waiting]
+        if robots_answered:  # it asks her next decision, and tells her move and the robots' answers
+            newest = BytesParser(policy=policy.default).parsebytes(got[-1])
+            text = " ".join(newest.get_body(("plain",)).get_content().split())
+            assert newest["X-Pbem-Decision"] == str(after.state.moves) or after.over
+            assert "You played: " in text and "(robot) played: " in text
     assert answered >= 2  # (a turn of several phases is Ann's alone)
     newest = BytesParser(policy=policy.default).parsebytes(mailboxes.messages("ann")[-1])
     assert "Robo (robot) played: " in newest.get_body(("plain",)).get_content()

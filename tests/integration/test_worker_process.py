@@ -99,7 +99,7 @@ def test_an_exchange_auto_reply_with_only_x_auto_response_suppress_is_recorded_a
     mail["From"], mail["To"], mail["Subject"] = ANN, GAME, "Automatic reply: [Fifth Avenue #1] your turn"
     mail["X-Auto-Response-Suppress"], mail["Message-ID"] = "All", make_msgid(domain="example.test")
     mail.set_content("board\n")  # were it answered, this would get the board back
-    folder, who, outcome = worker.process(bytes(mail), "INBOX", 1, 1)
+    folder, who, outcome, _ = worker.process(bytes(mail), "INBOX", 1, 1)
     assert (folder, who, outcome) == ("pbem-rejected", ANN, "ignored (X-Auto-Response-Suppress header)")
     with Session(db_engine) as s:
         (record,) = s.exec(select(InboundMail)).all()
