@@ -17,7 +17,8 @@ play as game i of their strong line with the default --seed 1: engine seed 1 + i
 i mod 4, three quick robots in the other seats. A win shared by k players counts 1/k; the interval is Wilson's
 95% score interval. Decision times are the searching robot's CPU time per decision (decisions with a single
 legal command excluded in Fifth Avenue), over every recorded game of the line; a busy machine inflates wall
-time, not CPU time.
+time, not CPU time. "machine" is the median of each game's machine_speed(): this VM's speed varies from day to
+day, and so do the decision times with it.
 
 Lines: fifth-avenue-front, fifth-avenue-back, manhattan (all by default). --minutes stops starting games after
 M minutes (the games under way are finished and recorded); --summary only prints the table.
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import subprocess
 import sys
 import time
@@ -82,10 +84,22 @@ def fingerprint(package: str) -> str:
     return digest.hexdigest()[:16]
 
 
+def machine_speed() -> float:
+    """How fast this core runs Python now, in ms for sum(range(10**6)), the best of three (a typical desktop
+    core of the 2020s: about 11 ms). Decision times are comparable across machines and days only with it."""
+    best = math.inf
+    for _ in range(3):
+        start = time.process_time()
+        sum(range(10**6))
+        best = min(best, time.process_time() - start)
+    return round(best * 1000, 1)
+
+
 def play(line_name: str, game: int) -> dict[str, Any]:
     """Game ``game`` of the line: the searching robot's share of the win and its decision times."""
     line = LINES[line_name]
     seed, seat = 1 + game, game % PLAYERS
+    speed = machine_speed()
     started = time.process_time()
     if line.package == "fifth_avenue":
         def searching(view: dict, legal: list, robot_seed: int) -> str:
@@ -106,7 +120,7 @@ def play(line_name: str, game: int) -> dict[str, Any]:
     return {
         "line": line.name, "game": game, "seed": seed, "seat": seat, "share": share, "budget": line.budget,
         "code": fingerprint(line.package), "decision_cpu_ms": [round(t * 1000, 1) for t in cpu],
-        "game_cpu_s": round(time.process_time() - started, 1),
+        "game_cpu_s": round(time.process_time() - started, 1), "speed_ms": speed,
     }
 
 
@@ -157,8 +171,9 @@ def summary(lines: list[Line], games: int) -> None:
         n, wins = len(mine), sum(r["share"] for r in mine.values())
         low, high = robots_manhattan.wilson(wins, n)
         cpu = sorted(t for r in mine.values() for t in r["decision_cpu_ms"])
+        speeds = sorted(r["speed_ms"] for r in mine.values() if "speed_ms" in r)
         timing = (f"{cpu[len(cpu) // 2]:.0f} / {cpu[min(len(cpu) - 1, int(0.99 * len(cpu)))]:.0f} / {cpu[-1]:.0f} ms "
-                  f"({len(cpu)})") if cpu else "-"
+                  f"({len(cpu)}{f'; machine {speeds[len(speeds) // 2]:.0f} ms' if speeds else ''})") if cpu else "-"
         rate = wins / n if n else 0.0
         notes = [f"{games - n} of {games} still to play" if n < games else "",
                  f"{older} games of older code not counted" if older else ""]
