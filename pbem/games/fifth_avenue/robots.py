@@ -71,7 +71,7 @@ AUCTION_SHARE = 0.35  # the part of an auction set's value the trigger expects, 
 MARKER_SHARE = 0.2  # the same for the auction a marker left behind will bring
 COLOR_USE = 0.08  # a card's extra worth for each district where its color may be bid
 
-DEFAULT_BUDGET = 120  # simulations per decision of the strong robot (at most about 2 s on one core)
+DEFAULT_BUDGET = 80  # simulations per decision: under 2 s of CPU on this project's slow 2-CPU machine (bench/robots_strong.py)
 WIDTH = 6  # candidates the strong robot searches: the heuristic's best
 PLAYOUT_CAP = 40  # commands at most in one playout
 

@@ -636,7 +636,7 @@ def heuristic(view: dict[str, Any], legal: list[str], seed: int) -> str:
 # =========================================================================== the searching robot
 
 
-DEFAULT_BUDGET = 1000  # simulations per decision: about a second at most on one core (bench/robots_manhattan.py)
+DEFAULT_BUDGET = 450  # simulations per decision: under 2 s of CPU on this project's slow 2-CPU machine (bench/robots_strong.py)
 CANDIDATES = 8  # the heuristic's best commands that the search compares
 WIN = 10.0  # a won game's worth in points, for the searching robot (a shared win: its share)
 
