@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from sqlmodel import select
 
 from ..games import get_game
+from ..store.db import is_transient
 from ..store.models import Game, GameStatus, Seat
 from ..store.uow import UnitOfWork
 from .errors import BadRequest
@@ -83,9 +84,12 @@ class RobotMoves:
 
     moves: list[tuple[int, int, str]] = field(default_factory=list)
     more: bool = False  # it stopped at its limit with a robot's decision still due: the next pass goes on
+    failed: list[tuple[int, int, str]] = field(default_factory=list)  # (game, seat, why) of a robot that could not play
 
     def lines(self) -> list[str]:
-        return [f"game {game_id}: the robot at seat {seat + 1} played {command}" for game_id, seat, command in self.moves]
+        return ([f"game {game_id}: the robot at seat {seat + 1} played {command}" for game_id, seat, command in self.moves]
+                + [f"game {game_id}: the robot at seat {seat + 1} could not play ({why}); the game waits for it, and "
+                   "the next pass tries again" for game_id, seat, why in self.failed])
 
 
 class RobotPlayers:
@@ -121,8 +125,15 @@ class RobotPlayers:
                 if len(done.moves) >= most or self.clock() >= stop_at:
                     done.more = True
                     return done
-                command = decide(info.kind, robot, info.state, seat, info.seed * 1_000_003 + info.state.moves)
-                self.games.submit(game_id, info.email_of(seat), command, source="robot", by="robot")
+                try:
+                    command = decide(info.kind, robot, info.state, seat, info.seed * 1_000_003 + info.state.moves)
+                    self.games.submit(game_id, info.email_of(seat), command, source="robot", by="robot")
+                except Exception as exc:
+                    if is_transient(exc):
+                        raise  # the database's failure, not the robot's: the worker's pass deals with it
+                    # A robot's fault is its game's alone: the other games' robots and the mail go on.
+                    done.failed.append((game_id, seat, f"{type(exc).__name__}: {exc}"[:300]))
+                    break
                 done.moves.append((game_id, seat, command))
         return done
 

@@ -11,6 +11,7 @@ from sqlmodel import Session, select
 
 from pbem.services.errors import BadRequest
 from pbem.services.games import GameService
+from pbem.services import robot_seats
 from pbem.services.robot_seats import ROBOT_DOMAIN, RobotPlayers, is_robot_address
 from pbem.store.db import make_engine
 from pbem.store.models import Event, OutboxMail
@@ -101,6 +102,28 @@ def test_a_pass_stops_its_robots_at_its_time_or_move_limit_and_the_next_pass_goe
     while (done := robots.play_due(seconds=1_000)).more:
         passes += 1
     assert service.get(game_id).over and not done.more and passes == 0  # within 1,000 s and 400 moves
+
+
+def test_a_robot_that_cannot_play_holds_up_its_own_game_only(sqlite_url: str, monkeypatch) -> None:
+    """A robot's fault (here: a command its game refuses) is its game's alone: the other games' robots play,
+    nothing of the faulty move is written, and the next pass tries again."""
+    service = GameService(make_engine(sqlite_url), mail_domain="example.org")
+    broken = service.create_game("manhattan", [("R0", "robot"), ANN], seed=1)
+    working = service.create_game("manhattan", [("R1", "robot"), ("Bob", "bob@example.org")], seed=2)
+    real = robot_seats.decide
+
+    def decide(kind, robot, state, seat, seed):  # the robot's seed is the game's seed * 1,000,003 + the moves
+        return "play 99 nowhere 9" if seed // 1_000_003 == 1 else real(kind, robot, state, seat, seed)
+
+    monkeypatch.setattr(robot_seats, "decide", decide)
+    moves_before = service.get(broken).state.moves
+    done = RobotPlayers(service).play_due()
+    assert [game for game, _, _ in done.failed] == [broken] and "could not play" in done.lines()[-1]
+    assert {game for game, _, _ in done.moves} == {working}
+    assert service.get(broken).state.moves == moves_before
+    monkeypatch.setattr(robot_seats, "decide", real)
+    again = RobotPlayers(service).play_due()
+    assert not again.failed and {game for game, _, _ in again.moves} == {broken}
 
 
 def test_a_seat_handed_to_a_robot_keeps_its_hand_and_score_and_the_robot_plays_it(sqlite_url: str) -> None:
