@@ -26,7 +26,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import pytest
 import sqlalchemy as sa
@@ -34,6 +34,9 @@ import sqlalchemy as sa
 from pbem.store.db import make_engine, upgrade
 from pbem.testing.browser import Browser, browser_missing  # Selenium itself loads when a Browser starts
 from pbem.testing.mailservers import Dovecot, Mailboxes, SmtpToLmtp, dovecot_available
+
+if TYPE_CHECKING:
+    from pbem.services.games import GameService
 
 PG_ADMIN_URL = os.environ.get("PBEM_TEST_PG_ADMIN", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 PG_DATABASE = os.environ.get("PBEM_TEST_PG_DATABASE", f"pbem_test_{os.getpid()}")
@@ -179,6 +182,16 @@ def postgresql_url(postgres_url: str, postgres_emptying: str) -> str:
 def database_url(request: pytest.FixtureRequest) -> str:
     """A migrated, empty database of each kind."""
     return request.getfixturevalue(f"{request.param}_url")
+
+
+@pytest.fixture
+def game_service(database_url: str) -> Iterator["GameService"]:
+    """The game service over a migrated, empty database of each kind (mail from example.org)."""
+    from pbem.services.games import GameService  # the whole service layer: only for the tests that use it
+
+    engine = make_engine(database_url)
+    yield GameService(engine, mail_domain="example.org")
+    engine.dispose()
 
 
 @pytest.fixture

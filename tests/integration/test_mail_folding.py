@@ -9,7 +9,6 @@ from sqlmodel import Session, select
 
 from pbem.services.games import GameService
 from pbem.services.robot_seats import RobotPlayers
-from pbem.store.db import make_engine
 from pbem.store.models import OutboxMail
 from pbem.store.statuses import OutboxStatus
 
@@ -18,10 +17,8 @@ BOB = ("Bob", "bob@example.org")
 
 
 @pytest.fixture
-def service(database_url: str):
-    engine = make_engine(database_url)
-    yield GameService(engine, mail_domain="example.org")
-    engine.dispose()
+def service(game_service: GameService) -> GameService:
+    return game_service
 
 
 def mails_to(service: GameService, address: str) -> list[OutboxMail]:

@@ -20,10 +20,8 @@ ANN = ("Ann", "ann@example.org")
 
 
 @pytest.fixture
-def service(database_url: str):
-    engine = make_engine(database_url)
-    yield GameService(engine, mail_domain="example.org")
-    engine.dispose()
+def service(game_service: GameService) -> GameService:
+    return game_service
 
 
 def outbox(service: GameService) -> list[OutboxMail]:
