@@ -62,9 +62,14 @@ def check(crowd: Crowd, *, doubles_allowed: int = 0) -> dict[str, object]:
         assert [e.source for e in events[len(plan.before):]] == [f"mail:{mid}" for mid in by_game.get(plan.game_id, [])]
         event_of.update({e.source[len("mail:"):]: e for e in events[len(plan.before):]})
 
-    # The outbox: every row sent, and the SMTP server took each once (a kill may double one: the window).
-    assert Counter(row.status for row in counts.outbox) == Counter({OutboxStatus.SENT: len(counts.outbox)})
-    assert set(counts.delivered) == {row.message_id for row in counts.outbox}
+    # The outbox: every row sent or folded into a later mail to the same player about the same game that was sent
+    # (services.mail_folding), and the SMTP server took each sent row once (a kill may double one: the window).
+    sent_rows = [row for row in counts.outbox if row.status == OutboxStatus.SENT]
+    folded = [row for row in counts.outbox if row.status == OutboxStatus.FOLDED]
+    assert len(sent_rows) + len(folded) == len(counts.outbox), Counter(row.status for row in counts.outbox)
+    assert all(any(later.game_id == row.game_id and later.recipient == row.recipient and later.id > row.id
+                   for later in sent_rows) for row in folded), folded
+    assert set(counts.delivered) == {row.message_id for row in sent_rows}
     doubles = sum(times - 1 for times in counts.delivered.values())
     doubled = [row for row in counts.outbox if counts.delivered[row.message_id] > 1]
     assert doubles <= doubles_allowed, doubled
@@ -101,13 +106,13 @@ def check(crowd: Crowd, *, doubles_allowed: int = 0) -> dict[str, object]:
     first_reads = [sum(outcome != "already processed" for outcome in outcomes) for outcomes in read]
     # Each mail read to its end once (a worker killed between a mail's commit and its log line never says so).
     assert len(sent) - len(crowd.killed) <= sum(first_reads) <= len(sent), (first_reads, logs)
-    sent_by = Counter(crowd.owner_of(row.claimed_by) for row in counts.outbox)
+    sent_by = Counter(crowd.owner_of(row.claimed_by) for row in sent_rows)
     return {
         "games": len(crowd.plans), "mails": len(sent), "moves": len(moves), "bids": sum(s.bid for s in moves.values()),
         "questions": len(questions), "copies": sum(s.appended - 1 for s in sent.values()),
         "appended": crowd.appended, "bursts": crowd.bursts,
         "answered at once": answered_at_once, "answered by the auction": answered_by_auction,
-        "outbox": len(counts.outbox), "delivered twice": doubles,
+        "outbox": len(counts.outbox), "folded": len(folded), "delivered twice": doubles,
         "read by worker": first_reads, "already processed by worker": [len(r) - f for r, f in zip(read, first_reads)],
         "sent by worker": [sent_by.get(n, 0) for n in range(len(crowd.workers))],
         "latency p50/max": f"{statistics.median(crowd.latencies):.2f}/{max(crowd.latencies):.2f} s",
