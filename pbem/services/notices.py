@@ -45,7 +45,8 @@ from .game_info import GameInfo
 
 MakeMsgid = Callable[[], str]
 FIRST_SCREEN = 45  # lines of an 80x45 terminal: the decision and the top of the board must be on them
-TOP_LINES = 26  # lines above the board at most for what happened; the rest goes below it
+TOP_LINES = 24  # lines above the board at most for what happened; the rest goes below it (26 let a long
+# "Waiting for" line and a turn line push the top of the map past the first screen when mails had been folded)
 
 __all__ = [
     "FIRST_SCREEN", "absence_announced", "asks", "board_again", "commands_applied", "commands_named",
