@@ -31,6 +31,13 @@ from pbem.store.statuses import OutboxStatus
 NAMES = ["Ann", "Bob", "Cy", "Dee"]
 
 
+def end_of_pass(engine) -> None:
+    """A worker's pass ends: the mail it queued is sent (so it cannot fold into a later one)."""
+    with engine.begin() as connection:
+        connection.execute(update(OutboxMail).where(OutboxMail.status == OutboxStatus.QUEUED)
+                           .values(status=OutboxStatus.SENT))
+
+
 def play(kind: str, players: int, seed: int, mode: str) -> tuple[int, list[OutboxMail], float]:
     engine = create_engine("sqlite://")
     SQLModel.metadata.create_all(engine)
@@ -44,9 +51,7 @@ def play(kind: str, players: int, seed: int, mode: str) -> tuple[int, list[Outbo
         state = info.state
         service.submit(game_id, info.email_of(state.current_player()), str(choose(state.legal_actions(), rng, "by-kind")))
         submits += 1
-        with engine.begin() as connection:  # each mail in a pass of its own: what it queued is sent, not folded
-            connection.execute(update(OutboxMail).where(OutboxMail.status == OutboxStatus.QUEUED)
-                               .values(status=OutboxStatus.SENT))
+        end_of_pass(engine)  # each mail in a pass of its own: what it queued is sent, not folded
     took = (time.perf_counter() - started) / max(1, submits)
     with Session(engine) as s:
         mails = list(s.exec(select(OutboxMail).where(OutboxMail.game_id == game_id,
@@ -68,9 +73,7 @@ def against_robots(kind: str, robots: int, seed: int) -> tuple[int, int, int]:
     while True:
         while players.play_due([game_id]).more:
             pass
-        with engine.begin() as connection:  # the pass ends: its mail is sent
-            connection.execute(update(OutboxMail).where(OutboxMail.status == OutboxStatus.QUEUED)
-                               .values(status=OutboxStatus.SENT))
+        end_of_pass(engine)
         if (info := service.get(game_id)).over:
             break
         service.submit(game_id, person, str(choose(info.state.legal_actions(), rng, "by-kind")))
