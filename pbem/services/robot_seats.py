@@ -20,6 +20,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from sqlmodel import select
@@ -28,7 +29,9 @@ from ..games import get_game
 from ..store.db import is_transient
 from ..store.models import Game, GameStatus, Seat
 from ..store.uow import UnitOfWork
+from .deadlines import get_mark, set_mark
 from .errors import BadRequest
+from .notices import to_moderator
 
 if TYPE_CHECKING:
     from .games import GameService
@@ -40,6 +43,9 @@ SHOWN = {"heuristic": "robot", "strong": "strong robot"}  # after the seat's nam
 # most this many moves, or this many seconds of deciding (a searching robot takes up to about 2 s a decision).
 MOST_MOVES_A_PASS = 400
 MOST_SECONDS_A_PASS = 20.0
+# A robot that cannot play holds up its game until the moderator acts; the moderator hears of it at once, and
+# again each day it lasts, not at every pass.
+STUCK_NOTICE_EVERY = timedelta(days=1)
 
 
 def robot_kind(text: str) -> str | None:
@@ -136,6 +142,37 @@ class RobotPlayers:
                     break
                 done.moves.append((game_id, seat, command))
         return done
+
+    def tell_moderator(self, failed: list[tuple[int, int, str]], moderator: str) -> list[str]:
+        """The moderator is told of each robot that could not play (``RobotMoves.failed``): once when it
+        starts, and again each day it lasts (a mark per game and seat keeps the time, across passes and
+        workers). The lines of what was told, for the worker's log."""
+        if not moderator or not failed:
+            return []
+        now = self.games.clock()
+        told = []
+        with UnitOfWork(self.games.engine, write=True) as uow:
+            for game_id, seat, why in failed:
+                mark = f"robot-stuck:{game_id}:{seat}"
+                last = get_mark(uow.session, mark)
+                if last is not None and now - last < STUCK_NOTICE_EVERY:
+                    continue
+                set_mark(uow.session, mark, now)
+                name = self.games.get(game_id).player(seat).name
+                uow.session.add(to_moderator(moderator, f"game {game_id}: {name} cannot play", [
+                    f"The robot at seat {seat + 1} of game {game_id}, {name}, could not make its move:", "",
+                    f"    {why}", "",
+                    "Nothing of it was applied, and the game waits for that seat. Every pass of the worker tries "
+                    "again; you hear of it once a day while it lasts.", "",
+                    f"To move the game on: pbem game legal {game_id} lists what the seat may do, and pbem game "
+                    f"play {game_id} --as {robot_address(seat)} '<command>' plays one for it; or pbem game "
+                    f"replace-player {game_id} {robot_address(seat)} <address, or the other robot> hands the "
+                    "seat to somebody else.", "",
+                    "This is a fault in pbem's robot: please report it with the game's export "
+                    f"(pbem game export {game_id})."], self.games.new_message_id, now, game_id=game_id))
+                told.append(f"game {game_id}: the moderator was told that the robot at seat {seat + 1} cannot play")
+            uow.commit()
+        return told
 
 
 __all__ = ["KINDS", "ROBOT_DOMAIN", "RobotMoves", "RobotPlayers", "checked_robot_kind", "decide", "is_robot_address",

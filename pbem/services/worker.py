@@ -188,7 +188,7 @@ class MailWorker:
         ``game_ids`` (default: every game with a robot), so a person's move and the robots' answers to it go
         out in one pass. True if any robot moved."""
         moved = self.robots.play_due(game_ids)
-        for line in moved.lines():
+        for line in moved.lines() + self.robots.tell_moderator(moved.failed, self.mail.moderator):
             self.log(line)
         self.robots_unfinished = moved.more
         return bool(moved.moves)

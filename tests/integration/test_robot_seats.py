@@ -5,6 +5,7 @@ of their moves as of anybody's."""
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from sqlmodel import Session, select
@@ -122,6 +123,35 @@ def test_a_robot_that_cannot_play_holds_up_its_own_game_only(sqlite_url: str, mo
     monkeypatch.setattr(robot_seats, "decide", real)
     again = RobotPlayers(service).play_due()
     assert not again.failed and {game for game, _, _ in again.moves} == {broken}
+
+
+def test_the_moderator_hears_of_a_robot_that_cannot_play_once_a_day_while_it_lasts(sqlite_url: str,
+                                                                                    monkeypatch) -> None:
+    now = [datetime(2026, 11, 26, 8, 0, tzinfo=timezone.utc)]
+    service = GameService(make_engine(sqlite_url), mail_domain="example.org", clock=lambda: now[0])
+    broken = service.create_game("manhattan", [("R0", "robot"), ANN], seed=1)
+    monkeypatch.setattr(robot_seats, "decide", lambda *args: "play 99 nowhere 9")
+    robots = RobotPlayers(service)
+
+    def told_in_a_pass() -> list[OutboxMail]:
+        before = {m.id for m in outbox(service)}
+        lines = robots.tell_moderator(robots.play_due().failed, "mod@example.org")
+        mails = [m for m in outbox(service) if m.id not in before]
+        assert len(lines) == len(mails)
+        return mails
+
+    first = told_in_a_pass()
+    assert [(m.recipient, m.game_id) for m in first] == [("mod@example.org", broken)]
+    assert first[0].subject == f"[pbem] moderator: game {broken}: R0 (robot) cannot play"
+    body = " ".join(first[0].text_body.split())
+    assert f"The robot at seat 1 of game {broken}, R0 (robot), could not make its move" in body
+    assert "'play 99 nowhere 9'" in body  # what the robot tried, and why the game refused it
+    assert f"pbem game legal {broken}" in body and f"--as robot-1@{ROBOT_DOMAIN}" in body
+    now[0] += timedelta(hours=23)
+    assert told_in_a_pass() == []  # every pass tries again, but the moderator is not told at every pass
+    now[0] += timedelta(hours=1)
+    assert len(told_in_a_pass()) == 1  # a day later: still stuck, told again
+    assert robots.tell_moderator(robots.play_due().failed, "") == []  # no moderator: only the log
 
 
 def test_a_seat_handed_to_a_robot_keeps_its_hand_and_score_and_the_robot_plays_it(sqlite_url: str) -> None:
