@@ -18,13 +18,26 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
+def only_heuristic(args: list[str]) -> bool:
+    """Whether the arguments say --only heuristic (the scripts' own parsers check them)."""
+    for i, arg in enumerate(args):
+        if arg == "--only" and i + 1 < len(args):
+            return args[i + 1] == "heuristic"
+        if arg.startswith("--only="):
+            return arg.split("=", 1)[1] == "heuristic"
+    return False
+
+
 def main() -> int:
     for script in ("robots_fifth_avenue.py", "robots_manhattan.py"):
         print(f"== {script}", flush=True)
         code = subprocess.call([sys.executable, str(HERE / script), *sys.argv[1:]])
         if code:
             return code
-    return 0
+    if only_heuristic(sys.argv[1:]):
+        return 0
+    print("== robots_strong.py --summary (the kept record of the searching robot's lines)", flush=True)
+    return subprocess.call([sys.executable, str(HERE / "robots_strong.py"), "--summary"])
 
 
 if __name__ == "__main__":
