@@ -161,7 +161,7 @@ class RobotPlayers:
                 name = self.games.get(game_id).player(seat).name
                 uow.session.add(to_moderator(moderator, f"game {game_id}: {name} cannot play", [
                     f"The robot at seat {seat + 1} of game {game_id}, {name}, could not make its move:", "",
-                    f"    {why}", "",
+                    why, "",
                     "Nothing of it was applied, and the game waits for that seat. Every pass of the worker tries "
                     "again; you hear of it once a day while it lasts.", "",
                     f"To move the game on: pbem game legal {game_id} lists what the seat may do, and pbem game "
