@@ -43,6 +43,8 @@ from pbem.testing.browser import (
     screenshot_dir,
 )
 
+pytestmark = pytest.mark.xdist_group("archive_in_a_browser")  # its module-scoped fixtures are made once, on one worker
+
 ANN, BOB, CY, DEE = (("Annabel", "ann@example.org"), ("Bartholomew", "bob@example.org"),
                      ("Cyrus", "cy@example.org"), ("Delphine", "dee@example.org"))
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)

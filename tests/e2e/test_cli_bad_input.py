@@ -26,6 +26,8 @@ from pbem.store import db as store_db
 from pbem.services.games import GameService
 from pbem.store.db import make_engine
 
+pytestmark = pytest.mark.xdist_group("cli_bad_input")  # its module-scoped fixtures are made once, on one worker
+
 ANN, BOB, KIM = "ann@example.org", "bob@example.org", "kim@example.org"
 HUGE = [2**31, 2**63, 2**64]  # past every INTEGER column; 2**63 and up past SQLite's
 RUNNER = CliRunner()

@@ -55,6 +55,8 @@ from pbem.store.db import make_engine
 from pbem.store.models import OutboxMail
 from pbem.testing.browser import DESKTOP_WIDTH, PHONE_WIDTH, Browser, Page, mail_html, screenshot_dir
 
+pytestmark = pytest.mark.xdist_group("mails_in_a_browser")  # its module-scoped fixtures are made once, on one worker
+
 WIDTHS = (PHONE_WIDTH, DESKTOP_WIDTH)
 SENDER = "game@example.test"
 NOON = datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc)  # a fixed clock: the same deadlines in every run

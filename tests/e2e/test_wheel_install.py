@@ -25,6 +25,8 @@ import pytest
 
 import pbem
 
+pytestmark = pytest.mark.xdist_group("wheel_install")  # its module-scoped fixtures are made once, on one worker
+
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ("templates", "migrations")  # top-level folders of the repository that install inside the package
 JUNK = shutil.ignore_patterns(".git", "__pycache__", "*.pyc", "*.egg-info", "build", "dist", ".venv", "secrets",

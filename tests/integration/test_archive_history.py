@@ -29,6 +29,8 @@ from pbem.services.simulate import choose
 from pbem.services.table_talk import TableTalk
 from pbem.store.db import make_engine
 
+pytestmark = pytest.mark.xdist_group("archive_history")  # its module-scoped fixtures are made once, on one worker
+
 ANN, BOB, CY, DEE = "ann@example.org", "bob@example.org", "cy@example.org", "dee@example.org"
 PLAYERS = [("Ann", ANN), ("Bob", BOB), ("Cy", CY)]
 BOB_SHOWN = history.hidden_name(history.player_key(BOB))

@@ -39,6 +39,8 @@ from pbem.services.games import GameService
 from pbem.store.db import make_engine
 from pbem.testing.archive_games import Setup, play, submit_commands
 
+pytestmark = pytest.mark.xdist_group("archive_site")  # its module-scoped fixtures are made once, on one worker
+
 ANN, BOB, CY, DEE, EVE = (("Annabel", "ann@example.org"), ("Bartholomew", "bob@example.org"),
                           ("Cyrus", "cy@example.org"), ("Delphine", "dee@example.org"), ("Evangeline", "eve@example.org"))
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)

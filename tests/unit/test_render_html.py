@@ -31,6 +31,8 @@ from pbem.render.mail import KEPT_CLASSES, html_part, render_notice
 from pbem.render.text import hand_text, owner_names, wrap
 from pbem.services.simulate import choose
 
+pytestmark = pytest.mark.xdist_group("render_html")  # its module-scoped fixtures are made once, on one worker
+
 LONG = ["Alexandrina Featherstonehaugh", "Bartholomew Cholmondeley", "Carla Díaz-Ramírez", "Dorothea Worthington"]
 PLACES = ["CH", "34W", "34E", "42W", "TS", "42E", "52W", "52E", "CP"]  # City Hall, the districts, Central Park
 PHONE = 360  # no fixed width above this: a 390 px phone less the page's margins

@@ -34,6 +34,8 @@ from pbem.mail.text import (
 )
 from pbem.render.text import render_board
 
+pytestmark = pytest.mark.xdist_group("mail_text")  # its module-scoped fixtures are made once, on one worker
+
 CORPUS = Path(__file__).resolve().parents[2] / "data" / "mail"
 EMLS = sorted(CORPUS.glob("*.eml"))
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
