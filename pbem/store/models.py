@@ -10,7 +10,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Optional
 
-from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, MetaData, String, Text, UniqueConstraint, event
+from sqlalchemy import (JSON, BigInteger, Column, DateTime, Index, Integer, MetaData, String, Text, UniqueConstraint,
+                        event, false)
 from sqlmodel import Field, SQLModel
 from sqlmodel.main import SQLModelConfig
 
@@ -282,6 +283,24 @@ class ArchiveHiddenPlayer(SQLModel, table=True):
 
     key: str = _string(WORD, primary_key=True)
     hidden_at: datetime = _when(nullable=False)
+    # A key of the old, unkeyed formula (before migration 0013), of a player who was in no game then: matched
+    # by that formula until the moderator hides or shows them again.
+    legacy: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+
+
+class ArchiveSecret(SQLModel, table=True):
+    """The archive's one row: the secret its players' keys are made with (an HMAC of the address, so an address
+    cannot be matched to a key without the database; never written into the site), made once by the migration,
+    and a number the moderator's archive switches raise (a game left out or shown, a name hidden or shown),
+    which a build compares with the one it last saw (pbem.archive.site)."""
+    model_config = DEFERRED
+
+    __tablename__ = "archive_secret"
+
+    id: int = Field(default=1, sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    secret: str = _string(64)  # 32 random bytes, in hex
+    generation: int = Field(default=0, sa_column=Column(BigInteger, nullable=False, server_default="0"))
+    created_at: datetime = _when(nullable=False)
 
 
 # --------------------------------------------------------------------------- limits, enforced
@@ -324,6 +343,6 @@ def fit_row(_mapper: Any, _connection: Any, row: Any) -> None:
 
 
 for _table in (Game, Seat, Event, Snapshot, InboundMail, OutboxMail, DecisionClock, Absence, Mark, WorkerHeartbeat,
-               ArchiveHiddenPlayer):
+               ArchiveHiddenPlayer, ArchiveSecret):
     event.listen(_table, "before_insert", fit_row)
     event.listen(_table, "before_update", fit_row)
