@@ -12,6 +12,7 @@ from typing import Any, Optional
 
 from sqlalchemy import (JSON, BigInteger, Column, DateTime, Index, Integer, MetaData, String, Text, UniqueConstraint,
                         event, false)
+from sqlalchemy import text as sql_text
 from sqlmodel import Field, SQLModel
 from sqlmodel.main import SQLModelConfig
 
@@ -81,6 +82,9 @@ class Game(SQLModel, table=True):
     archive: str = _string(WORD, default="yes", sa_column_kwargs={"server_default": "yes"})
     created_at: datetime = _when(nullable=False)
     updated_at: datetime = _when(nullable=False)
+    # A robot seat must decide now (kept by ``deadlines.open_clock`` at every change, services.robot_seats): the
+    # worker's pass finds its robots' work in this index instead of loading every game that has a robot.
+    robot_due: bool = Field(default=False, index=True, sa_column_kwargs={"server_default": false()})
 
 
 class Seat(SQLModel, table=True):
@@ -100,7 +104,9 @@ class Seat(SQLModel, table=True):
     delivery: str = _string(WORD, default="", sa_column_kwargs={"server_default": ""})
     told_seq: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     pictures: str = _string(WORD, default="", sa_column_kwargs={"server_default": ""})  # "" = the game's
-    digest_at: Optional[datetime] = _when(nullable=True)  # the last daily digest (delivery "digest")
+    # The start of the player's day of delivery "digest": set when they (or their game) choose it, then at each
+    # daily mail; NULL otherwise. Indexed: the timekeeper finds the day's mails due by it (services.timekeeper).
+    digest_at: Optional[datetime] = _when(nullable=True, index=True)
     # A seat one of pbem's robots plays ("heuristic" or "strong", services.robot_seats); "" for a person.
     robot: str = _string(WORD, default="", sa_column_kwargs={"server_default": ""})
 
@@ -137,6 +143,9 @@ class Snapshot(SQLModel, table=True):
 class InboundMail(SQLModel, table=True):
     model_config = DEFERRED
     __tablename__ = "inbound_mails"
+    # The digests of refused mail look at the refusals of the last hours by outcome and time (services.refusals),
+    # not at every mail ever recorded.
+    __table_args__ = (Index("ix_inbound_mails_outcome_received", "outcome", "received_at"),)
 
     id: Optional[int] = Field(default=None, primary_key=True)
     message_id: str = _string(MESSAGE_ID, unique=True)  # the ledger key (pbem.mail.message.ledger_key)
@@ -201,12 +210,27 @@ class OutboxMail(SQLModel, table=True):
     told_from: Optional[int] = None
 
 
+OPEN = "closed_at IS NULL"  # a decision clock still running (the partial indexes' condition)
+
+
 class DecisionClock(SQLModel, table=True):
     """The deadline of one decision: opened when the decision becomes due, closed when it is made (or the
     game is paused, undone, ended). A game has at most one open clock."""
     model_config = DEFERRED
 
     __tablename__ = "decision_clocks"
+    # Only open clocks (one a running game) are ever looked for, never the closed ones (one for every decision
+    # ever made): each index holds the open clocks a step of the timekeeper looks for, ordered by when they fall
+    # due, so a look at nothing due reads nothing, however many games wait.
+    __table_args__ = (
+        Index("ix_decision_clocks_open", "game_id", sqlite_where=sql_text(OPEN), postgresql_where=sql_text(OPEN)),
+        Index("ix_decision_clocks_due", "due_at", sqlite_where=sql_text(f"{OPEN} AND expired_at IS NULL"),
+              postgresql_where=sql_text(f"{OPEN} AND expired_at IS NULL")),
+        Index("ix_decision_clocks_remind", "remind_at", sqlite_where=sql_text(f"{OPEN} AND reminded_at IS NULL"),
+              postgresql_where=sql_text(f"{OPEN} AND reminded_at IS NULL")),
+        Index("ix_decision_clocks_late", "late_notice_at", sqlite_where=sql_text(f"{OPEN} AND expired_at IS NOT NULL"),
+              postgresql_where=sql_text(f"{OPEN} AND expired_at IS NOT NULL")),
+    )
 
     id: Optional[int] = Field(default=None, primary_key=True)
     game_id: int = Field(foreign_key="games.id", index=True)
@@ -219,7 +243,7 @@ class DecisionClock(SQLModel, table=True):
     reminded_at: Optional[datetime] = _when(nullable=True)
     expired_at: Optional[datetime] = _when(nullable=True)  # the deadline passed and was dealt with
     late_notice_at: Optional[datetime] = _when(nullable=True)  # the last "you are late" mail
-    closed_at: Optional[datetime] = _when(nullable=True, index=True)
+    closed_at: Optional[datetime] = _when(nullable=True)
     extended: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))  # why it moved
 
 
