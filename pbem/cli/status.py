@@ -11,7 +11,10 @@ import typer
 from .context import app_context, fail, out, say_error
 
 if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
     from ..services.status import Status
+    from .context import AppContext
 
 
 def status(
@@ -19,11 +22,14 @@ def status(
     max_backlog: str = typer.Option("15m", "--max-backlog", help="Unhealthy when the oldest mail waiting in the mailbox (as the worker last saw it), or a passed deadline the worker has not dealt with, is older than this (15m, 1h, ...)."),
     max_outbox_wait: str = typer.Option("15m", "--max-outbox-wait", help="Unhealthy when the oldest mail waiting in the outbox was queued longer ago than this."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document with every figure, `healthy` and `problems`."),
+    forget: str = typer.Option("", "--forget", metavar="TOKEN", help="Instead: remove the heartbeat of the worker with this token (shown in the table), one that is not running and will not come back, so that it no longer makes the status unhealthy."),
 ) -> None:
     """Say whether a worker is running and keeping up (exit code 0) or not (1, with why).
 
-    What it looks at: each worker's heartbeat, the mailbox as a worker last saw it, the outbox, the deadlines
-    passed and the schema; one line for each problem.
+    What it looks at: each worker's heartbeat (host, pid, long-running or --once, its state), the mailbox as a
+    worker last saw it, the outbox, the deadlines passed and the schema; one line for each problem. A
+    long-running worker that stopped beating without being stopped is a problem, whatever --once runs do
+    meanwhile, until it is started again on its host or forgotten (--forget).
 
     It reads the database only and never connects to the mail servers, so monitoring, a systemd timer or
     Docker's HEALTHCHECK may run it as often as they like.
@@ -35,6 +41,8 @@ def status(
         pbem status --json
 
         pbem status --max-backlog 30m --max-outbox-wait 1h
+
+        pbem status --forget 3f2a9c01b7de
     """
     from datetime import timedelta
 
@@ -50,6 +58,9 @@ def status(
         fail(str(exc))
     context = app_context(ctx)
     engine = context.engine(check_schema=False)  # a schema that is behind is one of the problems to report
+    if forget:
+        _forget(context, engine, forget, as_json)
+        return
     try:
         found = StatusService(engine).read(max_backlog=backlog, max_outbox_wait=outbox_wait)
     except DBAPIError as exc:
@@ -64,6 +75,25 @@ def status(
         _show(found, context.where)
     if not found.healthy:
         raise typer.Exit(code=1)
+
+
+def _forget(context: AppContext, engine: Engine, token: str, as_json: bool) -> None:
+    from sqlalchemy.exc import DBAPIError
+
+    from ..services.errors import ServiceError
+    from ..services.status import StatusService
+
+    try:
+        gone = StatusService(engine).forget(token)
+    except ServiceError as exc:
+        fail(exc.message)
+    except DBAPIError as exc:
+        fail(context.database_failure(exc))
+    if as_json:
+        typer.echo(json.dumps({"forgot": gone.to_dict()}, indent=2))
+    else:
+        out.print(f"forgot worker {gone.name}, {gone.state}: {gone.why}", highlight=False, markup=False,
+                  soft_wrap=True)
 
 
 def _show(found: Status, where: str) -> None:
@@ -94,7 +124,7 @@ def _show(found: Status, where: str) -> None:
         figures.add_row("workers", "unknown (the schema has no heartbeats yet)")
     else:
         states = {state: sum(w.state == state for w in workers) for state in ("running", "finished", "silent",
-                                                                                 "stopped")}
+                                                                                 "dead", "stopped")}
         figures.add_row("workers", ", ".join(f"{count} {state}" for state, count in states.items() if count) or "none")
     m = found.mailbox
     if m is None:
@@ -122,14 +152,14 @@ def _show(found: Status, where: str) -> None:
     out.print(figures)
     if workers:
         table = Table(title="workers")
-        for name in ("host", "pid", "worker", "mode", "state", "started", "last beat", "every"):
+        for name in ("host", "pid", "kind", "state", "last beat", "every", "started", "token"):
             table.add_column(name, justify="right" if name == "pid" else "left")
         for w in workers:
             state = w.state if w.state == "running" else f"{w.state}: {w.why}"
             if w.trouble and w.state != "stopped":  # (a stopped worker's why says it)
                 state += f"; {w.trouble}"
-            mode = "timer (--once)" if w.mode == "once" else "long-running"
-            table.add_row(*map(escape, (w.host, str(w.pid), w.token, mode, state,
-                                        w.started_at.strftime("%Y-%m-%d %H:%M UTC"), since(w.beat_at),
-                                        every(w.interval))))
+            if w.problem:  # the one to look at, among many rows
+                state = f"{state} (a problem)"
+            table.add_row(*map(escape, (w.host, str(w.pid), w.kind, state, since(w.beat_at), every(w.interval),
+                                        w.started_at.strftime("%Y-%m-%d %H:%M UTC"), w.token)))
         out.print(table)

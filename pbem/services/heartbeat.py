@@ -5,9 +5,11 @@ A long-running worker beats after each pass, and a pass follows each IDLE wait (
 ``pbem worker --once`` beats once, when its pass ends. A beat is one small transaction (an UPDATE of the worker's own row; the first one an INSERT),
 never one a mail. ``pbem status`` (services.status) reads the rows.
 
-The first beat of a worker also tidies up: rows silent for ``RETENTION`` go, the finished rows of earlier
-``--once`` runs on the same host go (the newest run speaks for them), and rows of this host's workers whose
-process is gone are marked stopped. A long-running worker does the same once every ``TIDY_EVERY``.
+The first beat of a worker also tidies up: rows silent for ``RETENTION`` go, rows of this host's workers whose
+process is gone are marked ``GONE`` (in ``trouble``; ``stopped_at`` stays empty, since they did not stop: status
+tells a worker that died from one that was stopped), and the rows of earlier ``--once`` runs on the same host
+that ended or died go (the newest run speaks for them). A long-running worker does the same once every
+``TIDY_EVERY``.
 
 A beat never fails the worker: a database that fails under it is the next mail's business, and the failure
 is logged once (and its end once).
@@ -28,6 +30,7 @@ RETENTION = timedelta(days=1)  # a row silent this long is removed
 TIDY_EVERY = timedelta(hours=1)
 ONCE_EVERY = 300.0  # seconds: the shipped timer's period (deploy/systemd/pbem-worker-once.timer)
 FOREVER, ONCE = "worker", "once"
+GONE = "its process ended without stopping"  # the trouble noted for a worker found dead by another of its host
 
 _TABLE = WorkerHeartbeat.__table__  # type: ignore[attr-defined]
 
@@ -115,14 +118,13 @@ class Heartbeat:
 
     def _tidy(self, connection: Any, now: datetime) -> None:
         connection.execute(delete(_TABLE).where(_TABLE.c.beat_at < now - RETENTION))
-        if self.mode == ONCE:  # one row for the timer's runs on this host: the newest
-            connection.execute(delete(_TABLE).where(_TABLE.c.host == self.instance.host, _TABLE.c.mode == ONCE,
-                                                    _TABLE.c.stopped_at.is_not(None),
-                                                    _TABLE.c.token != self.instance.token))
         alive = connection.execute(select(_TABLE.c.token, _TABLE.c.host, _TABLE.c.pid).where(
-            _TABLE.c.host == self.instance.host, _TABLE.c.stopped_at.is_(None),
+            _TABLE.c.host == self.instance.host, _TABLE.c.stopped_at.is_(None), _TABLE.c.trouble != GONE,
             _TABLE.c.token != self.instance.token)).all()
         gone = [token for token, host, pid in alive if is_gone(f"{host} {pid} {token}")]
-        if gone:
-            connection.execute(update(_TABLE).where(_TABLE.c.token.in_(gone)).values(
-                stopped_at=_TABLE.c.beat_at, trouble="its process ended without stopping"))
+        if gone:  # noted for a status run on another host, which cannot look at this host's processes
+            connection.execute(update(_TABLE).where(_TABLE.c.token.in_(gone)).values(trouble=GONE))
+        if self.mode == ONCE:  # one row for the timer's runs on this host: the newest
+            connection.execute(delete(_TABLE).where(
+                _TABLE.c.host == self.instance.host, _TABLE.c.mode == ONCE, _TABLE.c.token != self.instance.token,
+                _TABLE.c.stopped_at.is_not(None) | (_TABLE.c.trouble == GONE)))

@@ -3,16 +3,25 @@
 Nothing here connects to IMAP or SMTP: what the mailbox holds is what the worker last saw there (the figures
 its heartbeat carries, services.heartbeat). One read transaction gathers
 
-- the workers: their heartbeats, each one running, silent, stopped or (``--once``) finished;
+- the workers: their heartbeats, each one long-running or a ``--once`` run, and running, silent (no beat, no
+  stop), dead (its process gone without stopping), stopped (it stopped itself) or (``--once``) finished;
 - the mailbox as last seen: when it was read, the mails in it and when the oldest arrived;
 - the outbox: mails queued, failed, and how long the oldest one has waited;
 - the decisions past their deadline: all of them, and those the worker has not dealt with yet;
 - the schema: the revision in ``alembic_version`` (one plain query; Alembic itself is not loaded), against
   the newest migration shipped.
 
-and a problem, one line each, for every reason the system is not healthy: no worker heartbeat within three of
-its intervals, a failed mail, a mailbox backlog or an unhandled deadline older than ``max_backlog``, a queued
-mail older than ``max_outbox_wait``, a schema that is not the newest.
+and a problem, one line each, for every reason the system is not healthy: no worker at work (none beat within
+three of its intervals), a long-running worker that stopped beating without stopping (silent or dead) and was not
+replaced by a later one on its host, a failed mail, a mailbox backlog or an unhandled deadline older than
+``max_backlog``, a queued mail older than ``max_outbox_wait``, a schema that is not the newest.
+
+Why a silent long-running worker counts whatever ``--once`` runs do: a timer's pass every few minutes keeps the
+mail moving and the heartbeats fresh, and would hide for good that the worker meant to serve the mailbox hangs or
+died. A worker that was stopped (SIGTERM, Ctrl-C) is no problem of its own, so a deployment may go over from a
+long-running worker to a timer; a silent or dead one is, until a long-running worker on its host starts after it
+(a restart), its row is a day old (``RETENTION``; the next worker's beat removes it) or the moderator forgets it
+(``forget``).
 """
 
 from __future__ import annotations
@@ -21,7 +30,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Callable
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, delete, func, select
 from sqlalchemy.exc import DBAPIError
 
 from ..store.models import DecisionClock, Game, GameStatus, OutboxMail, OutboxStatus, WorkerHeartbeat, utcnow
@@ -30,15 +39,17 @@ from ..timespans import format_duration
 from ..words import plural
 from .claims import is_gone
 from .deadlines import aware
-from .heartbeat import ONCE
+from .errors import BadRequest
+from .heartbeat import GONE, ONCE, RETENTION
 
 BEATS_MISSED = 3  # a worker without a beat for this many of its intervals is not running
-LONG_SILENT = timedelta(hours=1)  # ... and one silent this long (and ten intervals) is shown as stopped
 MAX_BACKLOG = timedelta(minutes=15)
 MAX_OUTBOX_WAIT = timedelta(minutes=15)
 WAITING = (OutboxStatus.QUEUED, OutboxStatus.SENDING)
 
-RUNNING, SILENT, STOPPED, FINISHED = "running", "silent", "stopped", "finished"
+RUNNING, SILENT, DEAD, STOPPED, FINISHED = "running", "silent", "dead", "stopped", "finished"
+LONG_RUNNING, ONCE_RUN = "long-running", "--once"  # the kinds of worker, as status shows them
+_TABLE = WorkerHeartbeat.__table__  # type: ignore[attr-defined]
 
 
 @dataclass
@@ -46,25 +57,38 @@ class WorkerState:
     host: str
     pid: int
     token: str
-    mode: str  # "worker" or "once"
-    state: str  # running, silent, stopped, finished (a --once pass that ended)
-    why: str  # the state in words: "stopped at ...", "its process is gone", ...
+    mode: str  # "worker" or "once", as the heartbeat says
+    state: str  # running, silent, dead, stopped, finished (a --once pass that ended)
+    why: str  # the state in words: "stopped 5 minutes ago", "its process is gone ...", ...
     started_at: datetime
     beat_at: datetime
     interval: float  # seconds between beats, at most
     stopped_at: datetime | None
     trouble: str
     age: float  # seconds since the last beat
+    replaced_by: str | None = None  # a silent or dead long-running worker: the later one of its host
+    problem: str | None = None  # the problem this worker is, in one line
+
+    @property
+    def kind(self) -> str:
+        return ONCE_RUN if self.mode == ONCE else LONG_RUNNING
 
     @property
     def name(self) -> str:
-        return f"{self.host} pid {self.pid}"
+        return f"{self.host} pid {self.pid} ({self.kind})"
 
     @property
     def fresh(self) -> bool:
         """Its last beat is within BEATS_MISSED intervals, and it is still at work (a --once run: its timer)."""
         return self.age <= BEATS_MISSED * self.interval and (self.state == RUNNING or (
             self.mode == ONCE and self.state == FINISHED))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"host": self.host, "pid": self.pid, "token": self.token, "kind": self.kind, "mode": self.mode,
+                "state": self.state, "why": self.why, "started_at": _iso(self.started_at),
+                "beat_at": _iso(self.beat_at), "beat_age_seconds": round(self.age, 1),
+                "interval_seconds": self.interval, "stopped_at": _iso(self.stopped_at), "trouble": self.trouble,
+                "replaced_by": self.replaced_by, "problem": self.problem}
 
 
 @dataclass
@@ -145,11 +169,7 @@ class Status:
                            "max_outbox_wait_seconds": self.max_outbox_wait.total_seconds(),
                            "beats_missed": BEATS_MISSED},
             "schema": {"revision": self.schema.revision, "head": self.schema.head, "current": self.schema.current},
-            "workers": None if self.workers is None else [
-                {"host": w.host, "pid": w.pid, "token": w.token, "mode": w.mode, "state": w.state, "why": w.why,
-                 "started_at": _iso(w.started_at), "beat_at": _iso(w.beat_at), "beat_age_seconds": round(w.age, 1),
-                 "interval_seconds": w.interval, "stopped_at": _iso(w.stopped_at), "trouble": w.trouble}
-                for w in self.workers],
+            "workers": None if self.workers is None else [w.to_dict() for w in self.workers],
             "mailbox": None if m is None else {
                 "read_by": m.worker, "read_at": _iso(m.read_at), "pass_running": m.ended_at is None,
                 "found": m.found, "found_oldest": _iso(m.found_oldest), "pass_ended_at": _iso(m.ended_at),
@@ -226,6 +246,23 @@ class StatusService:
         status.problems = problems(status)
         return status
 
+    def forget(self, token: str) -> WorkerState:
+        """Remove the heartbeat of the worker ``token`` that is not running (one silent or dead for good, or
+        stopped), so that status no longer counts it; returns it as it was."""
+        now = aware(self.clock())
+        with UnitOfWork(self.engine, write=True) as uow:
+            mine = _TABLE.c.token == token
+            row = uow.session.execute(select(_TABLE).where(mine)).first()
+            if row is None:
+                raise BadRequest(f"no worker has the token {token!r} (`pbem status` shows each worker's token)")
+            worker = _worker(row, now)
+            if worker.state == RUNNING:
+                raise BadRequest(f"worker {worker.name} is running (its last beat {ago(worker.age)} ago); only a "
+                                 "worker that is not running can be forgotten")
+            uow.session.execute(delete(_TABLE).where(mine))
+            uow.commit()
+        return worker
+
     def _tolerant(self, section: Callable[[Any, datetime], Any], now: datetime) -> Any:
         try:
             with UnitOfWork(self.engine) as uow:
@@ -238,8 +275,8 @@ class StatusService:
     # ------------------------------------------------------------------ sections
 
     def _workers(self, s: Any, now: datetime) -> tuple[list[WorkerState], MailboxState | None]:
-        rows = s.execute(select(WorkerHeartbeat.__table__)).all()  # type: ignore[attr-defined]
-        workers = sorted((_worker(row, now) for row in rows), key=lambda w: w.beat_at, reverse=True)
+        rows = s.execute(select(_TABLE)).all()
+        workers = judge(sorted((_worker(row, now) for row in rows), key=lambda w: w.beat_at, reverse=True))
         read = [row for row in rows if row.mailbox_read_at is not None]
         mailbox = None
         if read:
@@ -289,22 +326,46 @@ def _worker(row: Any, now: datetime) -> WorkerState:
     beat, stopped = aware(row.beat_at), _maybe(row.stopped_at)
     age = max(0.0, (now - beat).total_seconds())
     interval = float(row.beat_interval) or 60.0
-    if stopped is not None:
+    trouble = "" if row.trouble == GONE else row.trouble or ""
+    if row.trouble == GONE or (stopped is None and is_gone(f"{row.host} {row.pid} {row.token}")):
+        # (a row marked GONE by an older pbem has a stopped_at, its last beat: it died all the same)
+        state, why, stopped = DEAD, "its process is gone (killed, or it crashed)", None
+    elif stopped is not None:
         state = FINISHED if row.mode == ONCE else STOPPED
         why = (f"its pass ended {ago((now - stopped).total_seconds())} ago" if state == FINISHED
                else f"stopped {ago((now - stopped).total_seconds())} ago")
-        if row.trouble and state == STOPPED:
-            why += f" ({row.trouble})"
-    elif is_gone(f"{row.host} {row.pid} {row.token}"):
-        state, why = STOPPED, "its process is gone (killed, or it crashed)"
+        if trouble and state == STOPPED:
+            why += f" ({trouble})"
     elif age <= BEATS_MISSED * interval:
         state, why = RUNNING, f"last beat {ago(age)} ago"
-    elif age <= max(LONG_SILENT.total_seconds(), 10 * interval):
-        state, why = SILENT, f"silent for {ago(age)}"
     else:
-        state, why = STOPPED, f"silent for {ago(age)}"
+        state, why = SILENT, f"no beat for {ago(age)}"
     return WorkerState(row.host, int(row.pid), row.token, row.mode, state, why, aware(row.started_at), beat,
-                       interval, stopped, row.trouble or "", age)
+                       interval, stopped, trouble, age)
+
+
+def judge(workers: list[WorkerState]) -> list[WorkerState]:
+    """Note the problem each worker is of its own: a long-running one that stopped beating without stopping,
+    unless a later long-running worker of its host started after its last beat (a restart, by systemd or by
+    hand: its host has a worker again) or it is a day silent."""
+    for w in workers:
+        if w.mode == ONCE or w.state not in (SILENT, DEAD):
+            continue  # a --once run that hangs or dies holds up its timer: no worker at work, soon
+        later = [o for o in workers if o.mode != ONCE and o.host == w.host and o.token != w.token
+                 and o.started_at >= w.beat_at]
+        if later:
+            w.replaced_by = min(later, key=lambda o: o.started_at).name
+            w.why += f"; replaced by {w.replaced_by}"
+        elif w.age > RETENTION.total_seconds():
+            w.why += "; no longer counted (no beat for over a day)"
+        else:
+            said = f"; the last it said: {w.trouble}" if w.trouble else ""
+            how = (f"no beat for {ago(w.age)} (it beats every {every(w.interval)}) and it was not stopped{said}"
+                   if w.state == SILENT else
+                   f"its process is gone (killed, or it crashed), its last beat {ago(w.age)} ago")
+            w.problem = (f"worker {w.name} has stopped beating: {how} (restart it, or `pbem status --forget "
+                         f"{w.token}` if it is gone for good)")
+    return workers
 
 
 # --------------------------------------------------------------------------- health
@@ -325,19 +386,19 @@ def problems(status: Status) -> list[str]:
     elif not schema.current:
         found.append(f"the database is at schema {schema.revision}, pbem needs {schema.head}: run `pbem db upgrade`")
 
-    if status.workers is not None and not any(w.fresh for w in status.workers):
-        if not status.workers:
+    workers = status.workers or []
+    if status.workers is not None and not any(w.fresh for w in workers):
+        if not workers:
             found.append("no worker heartbeat: no worker has run (`pbem worker` writes one on every pass)")
-        else:
-            last = status.workers[0]
+        elif workers[0].problem is None:  # (a worker with a problem of its own says it below)
+            last = workers[0]
             why = "" if last.state == SILENT else f"; {last.why}"
             if last.trouble and last.state != STOPPED:
                 why += f"; the last it said: {last.trouble}"
-            found.append(f"no worker heartbeat within {BEATS_MISSED} of its intervals: the last came from "
-                         f"{last.name} {ago(last.age)} ago (it beats every {every(last.interval)}){why}")
-    for w in status.workers or []:
-        if w.fresh and w.trouble:
-            found.append(f"worker {w.name}: {w.trouble}")
+            found.append(f"no worker at work (none beat within {BEATS_MISSED} of its intervals): the last beat came "
+                         f"from {last.name} {ago(last.age)} ago (it beats every {every(last.interval)}){why}")
+    found += [w.problem for w in workers if w.problem]
+    found += [f"worker {w.name}: {w.trouble}" for w in workers if w.fresh and w.trouble]
 
     m = status.mailbox
     if m is not None and m.waiting and m.oldest is not None and now - m.oldest > status.max_backlog:
