@@ -1,9 +1,13 @@
-"""Issue 16, point 2: `pbem status`, whether the worker is alive and keeping up, from the database alone.
+"""Issue 16, point 2: `pbem status`, whether the worker is alive and keeping up, from the database alone; issue 32,
+point 8: it tells each worker apart (host, pid, long-running or --once) and a long-running worker that stopped
+beating is a problem whatever --once runs do.
 
-Each reason to be unhealthy is set up on its own (a heartbeat missing, stale, stopped or of a dead process; a
-failed or long-queued outbox mail; a mailbox backlog; a deadline the worker has not dealt with; a schema that is
-behind or newer) and must make `pbem status` exit with 1 and say why in one line; the healthy case exits with 0.
-On SQLite and PostgreSQL; the mailbox figures come from a real pass of the worker against Dovecot.
+Each reason to be unhealthy is set up on its own (no heartbeat, no worker at work, a long-running worker silent or
+dead beside a timer's runs or another worker; a failed or long-queued outbox mail; a mailbox backlog; a deadline
+the worker has not dealt with; a schema that is behind or newer) and must make `pbem status` exit with 1 and say
+why in one line; the healthy cases (a worker stopped for a timer, one restarted on its host) exit with 0. The clock
+is the test's own; where the command runs against the real one, the beats are minutes away from it. On SQLite and
+PostgreSQL; the mailbox figures come from a real pass of the worker against Dovecot.
 """
 
 from __future__ import annotations
@@ -317,6 +321,23 @@ def test_a_timer_run_worker_is_on_time_until_three_of_its_periods_pass(engine) -
     beat(engine, elsewhere(pid=5000, token="once00000002"), NOW + timedelta(minutes=20), mode=ONCE, interval=300,
          stopped=True)
     assert [w.token for w in status(engine, NOW + timedelta(minutes=21)).workers] == ["once00000002"]
+
+
+def test_a_once_run_that_died_goes_with_the_next_run_of_its_host(engine) -> None:
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    here = socket.gethostname()[:80]
+    heart = Heartbeat(engine, Instance(here, dead.pid, "killedonce01"), clock=at(NOW))
+    heart.start(ONCE, 300)
+    heart.beat()  # a beat in the middle of a long pass; then it was killed before the pass ended
+    found = status(engine, NOW + timedelta(seconds=30))
+    assert [(w.kind, w.state, w.problem) for w in found.workers] == [("--once", "dead", None)]
+    assert found.problems == ["no worker at work (none beat within 3 of its intervals): the last beat came from "
+                              f"{here} pid {dead.pid} (--once) 30 s ago (it beats every 5 minutes); its process is "
+                              "gone (killed, or it crashed)"]
+    once(engine, NOW + timedelta(minutes=5), 1, host=here)
+    found = status(engine, NOW + timedelta(minutes=5, seconds=1))
+    assert found.healthy and [w.token for w in found.workers] == ["once00000001"]
 
 
 def test_a_worker_that_lost_its_connection_says_so(engine) -> None:
