@@ -1,5 +1,5 @@
 """`pbem archive ...`: the game history archive as a static web site. Each command wraps one call of
-``pbem.archive`` (``site.build``, ``history.hide_player``) or, for `serve`, Python's own web server."""
+``pbem.archive`` (``site.build``, ``history.hide_player``, ``serve.site_server``)."""
 
 from __future__ import annotations
 
@@ -81,8 +81,9 @@ def archive_serve(
     port: int = PORT,
     host: str = HOST,
 ) -> None:
-    """Serve the site in FOLDER over HTTP, to look at it in a browser (Ctrl-C stops). For the public, any web
-    server serves the folder as it is.
+    """Serve the site in FOLDER over HTTP, to look at it in a browser (Ctrl-C stops): its pages and nothing
+    else (no folder listings, not the build's .pbem-archive folder, no link out of the folder). For the
+    public, any web server serves the folder (deploy/web/ has settings for Caddy and nginx).
 
     Example:
 
@@ -90,21 +91,18 @@ def archive_serve(
 
         pbem archive serve site/ --port 8080 --host 0.0.0.0
     """
-    import functools
-    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+    from ..archive.serve import site_server
 
     if not (folder / "index.html").is_file():
         fail(f"{folder} holds no archive (write one with: pbem archive build {folder})")
 
-    class QuietHandler(SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: object) -> None:
-            err.print(f"{self.address_string()} {format % args}", highlight=False, markup=False, soft_wrap=True)
+    def log(line: str) -> None:
+        err.print(line, highlight=False, markup=False, soft_wrap=True)
 
-    handler = functools.partial(QuietHandler, directory=str(folder))
     try:
-        server = ThreadingHTTPServer((host, port), handler)
-    except OSError as exc:
-        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+        server = site_server(folder, host, port, log)
+    except (OSError, OverflowError, UnicodeError) as exc:
+        fail(f"cannot listen on {host}:{port}: {getattr(exc, 'strerror', None) or exc}")
     with server:
         shown_host, shown_port = server.server_address[:2]
         shown_host = f"[{shown_host}]" if ":" in str(shown_host) else shown_host
