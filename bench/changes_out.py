@@ -99,7 +99,7 @@ def main() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PBEM_IMAP_", "PBEM_SMTP_", "PBEM_GAME_"))}
     if env.pop("PYTHONDONTWRITEBYTECODE", None):  # an installed pbem has its bytecode: so do these processes
         env["PYTHONPYCACHEPREFIX"] = str(folder / "pycache")
-    env.update(PYTHONPATH=str(ROOT), PBEM_DATABASE_URL=url, PBEM_CONFIG=str(folder / "none.toml"),
+    env.update(PYTHONPATH=str(ROOT), PBEM_DATABASE_URL=url, PBEM_CONFIG=os.devnull,
                PBEM_IMAP_HOST="127.0.0.1", PBEM_IMAP_PORT=str(dovecot.imap_port), PBEM_IMAP_SECURITY="plain",
                PBEM_IMAP_USER="game", PBEM_IMAP_PASSWORD="secret", PBEM_SMTP_HOST="127.0.0.1",
                PBEM_SMTP_PORT=str(smtp.port), PBEM_SMTP_SECURITY="plain", PBEM_GAME_ADDRESS=GAME,

@@ -78,7 +78,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         url = f"sqlite:///{Path(folder) / 'bench.sqlite3'}"
         fill(url, args.games)
-        env = dict(os.environ, PBEM_DATABASE_URL=url, PBEM_CONFIG=str(Path(folder) / "none.toml"))
+        env = dict(os.environ, PBEM_DATABASE_URL=url, PBEM_CONFIG=os.devnull)
         commands = {
             "python -c pass": [sys.executable, "-c", "pass"],
             "python -c 'import sqlmodel'": [sys.executable, "-c", "import sqlmodel"],

@@ -15,13 +15,14 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ..config import Config, ConfigError, default_config_file, load_config
+from ..config import Config, ConfigError, load_config
 from ..words import plural
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
     from sqlalchemy.exc import DBAPIError
 
+    from ..config import MailConfig
     from ..services.game_reader import GameReader
     from ..services.games import GameService
     from ..services.send_now import SentNow
@@ -70,19 +71,36 @@ class AppContext:
     db: str | None = None
     config_file: Path | None = None
     _config: Config | None = field(default=None, repr=False)
+    _mail: MailConfig | None = field(default=None, repr=False)
     _engine: Engine | None = field(default=None, repr=False)
 
     @property
     def config(self) -> Config:
+        """The configuration, checked whole (pbem.config): a file, a key, a variable or a value pbem does not
+        know stops the command here, before any database or folder is touched."""
         if self._config is None:
-            path = self.config_file or default_config_file()
-            if path.exists() and not path.is_file():  # a folder, a device: nothing tomllib could read to its end
-                fail(f"the config file {path} is not a regular file")
             try:
                 self._config = load_config(self.db, self.config_file)
             except ConfigError as exc:
                 fail(str(exc))
         return self._config
+
+    def mail(self, *, required: bool = True) -> MailConfig | None:
+        """The mail settings with the password files read, for a command that logs in to a mail server. Only
+        such a command reads them: the others run when a password file cannot be read. None (``required``
+        false) when no mail servers are configured."""
+        mail = self.config.mail
+        if mail is None:
+            if required:
+                fail("no mail servers configured: set [imap] and [smtp] in the config file or "
+                     "PBEM_IMAP_HOST/PBEM_SMTP_HOST (see docs/cli.md)")
+            return None
+        if self._mail is None:
+            try:
+                self._mail = mail.with_secrets()
+            except ConfigError as exc:
+                fail(str(exc))
+        return self._mail
 
     @property
     def where(self) -> str:
@@ -103,7 +121,7 @@ class AppContext:
             try:
                 backend = make_url(url).get_backend_name()
                 path = sqlite_file(url)
-            except ArgumentError:
+            except (ArgumentError, ValueError):  # (pbem.config has refused what it can see without SQLAlchemy)
                 fail(f"{shown_url(url)} ({self.config.database_url_from}) is not a database URL; use "
                      "sqlite:///path/to/file.sqlite3 or postgresql://user@host:5432/dbname")
             if backend not in BACKENDS:
@@ -143,9 +161,13 @@ class AppContext:
             return f"cannot reach the database {self.where}: {first_line(exc)}"
         return f"the database {self.where} failed: {first_line(exc)}; nothing was changed"
 
-    def service(self) -> GameService:
+    def service(self, *, sends_mail: bool = False) -> GameService:
+        """The game service. ``sends_mail``: the command sends the mail its change queues (``send_now``), so the
+        password files are read first: a command that could not send fails before it changes anything."""
         from ..services.games import GameService
 
+        if sends_mail:
+            self.mail(required=False)
         return GameService(self.engine(), mail_domain=self.config.mail_domain, archive=self.config.archive)
 
     def reader(self) -> GameReader:
@@ -158,9 +180,14 @@ class AppContext:
         """After a command changed game ``game_id`` (committed): its queued mail, sent now (services.send_now)
         when the mail servers are configured. What could not go out stays queued for the worker, and one line
         on stderr says so; the command still succeeds."""
-        from ..services.send_now import send_game_mail
+        from ..services.send_now import SentNow, send_game_mail
 
-        result = send_game_mail(self.engine(check_schema=False), self.config.mail, game_id)
+        try:  # (read already by service(sends_mail=True), before the change)
+            mail = self.config.mail and (self._mail or self.config.mail.with_secrets())
+        except ConfigError as exc:  # the change is committed: the worker sends its mail once the file is readable
+            result = SentNow(problem=str(exc))
+        else:
+            result = send_game_mail(self.engine(check_schema=False), mail, game_id)
         if result.problem:
             err.print(f"mail queued; the worker will send it ({' '.join(result.problem.split())})",
                       highlight=False, markup=False, soft_wrap=True)

@@ -2,7 +2,8 @@
 
 Click (under Typer) would print a usage error (a bad option value, a missing argument) as a box of several
 lines and exit with 2, and a database that fails under a command would end in a traceback. The root group
-here turns both into the one line the rest of the CLI prints with ``fail``.
+here turns both into the one line the rest of the CLI prints with ``fail``. It also tells the root's callback
+whether a command is going to run (``RUNS_A_COMMAND``), which then checks the configuration first.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ ABORT = tuple({typer.Abort, getattr(_click, "Abort", typer.Abort)})
 # `pbem` or `pbem game` alone raise this (Click 8.2 and later) after the help is shown; older Click exits with 0.
 NO_ARGS = tuple(x for x in [getattr(_click, "NoArgsIsHelpError", None)] if x is not None)
 _NEGATIVE = re.compile(r"-[0-9]")
+RUNS_A_COMMAND = "pbem.runs_a_command"  # in ctx.meta: False when the arguments only ask for help
 
 
 def usage_message(exc: Any) -> str:
@@ -41,6 +43,16 @@ def usage_message(exc: Any) -> str:
 
 class PbemGroup(TyperGroup):
     """The root command: usage errors and failing databases become one ``error:`` line and exit code 1."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        # Every command checks the configuration before it starts (a typo in it fails `pbem sim` too), but the
+        # help must show whatever the configuration holds: `pbem game`, `pbem game list --help`.
+        given = list(args)
+        rest = super().parse_args(ctx, args)
+        name = given[len(given) - len(rest) - 1] if len(given) > len(rest) else None
+        sub = self.get_command(ctx, name) if name else None
+        ctx.meta[RUNS_A_COMMAND] = "--help" not in given and not (getattr(sub, "commands", None) and not rest)
+        return rest
 
     def invoke(self, ctx: Any) -> Any:
         try:

@@ -103,7 +103,7 @@ def game_new(
     except TimingError as exc:
         fail(str(exc))
     context = app_context(ctx)
-    game_id = context.service().create_game(kind, players, seed=seed, options=options,
+    game_id = context.service(sends_mail=True).create_game(kind, players, seed=seed, options=options,
                                             secret_words=secret_words, timing=timing)
     context.send_now(game_id)
     if as_json:
@@ -236,7 +236,7 @@ def game_play(
     from ..services.notices import with_names
 
     context = app_context(ctx)
-    service = context.service()
+    service = context.service(sends_mail=True)
     try:
         done = service.submit(game, as_email, commands, source="cli", by="moderator", reason=reason)
     except CommandRejected as exc:  # the engine says 'player 2 bids ...': the moderator reads names
@@ -301,7 +301,7 @@ def game_undo(
     from ..services.notices import undo_words
 
     context = app_context(ctx)
-    service = context.service()
+    service = context.service(sends_mail=True)
     target, undone = service.undo(game, to=to, steps=steps, reason=reason)
     context.send_now(game)
     names = {p.seat: p.name for p in service.get(game).players}
@@ -330,7 +330,7 @@ def game_replace_player(
         pbem game replace-player 3 cy@example.org robot --reason "Cy dropped out"
     """
     context = app_context(ctx)
-    player = context.service().replace_player(game, old_email, new_email, name, reason=reason)
+    player = context.service(sends_mail=True).replace_player(game, old_email, new_email, name, reason=reason)
     context.send_now(game)
     typer.echo(f"Seat {player.seat + 1} of game {game} is now {player.name} <{player.email}>.")
 
@@ -339,7 +339,7 @@ def _status_command(action: str, verb: str) -> Callable[..., None]:
     @service_errors
     def command(ctx: typer.Context, game: int = typer.Argument(..., help="Game number."), reason: str = REASON) -> None:
         context = app_context(ctx)
-        status = context.service().set_status(game, action, reason=reason)
+        status = context.service(sends_mail=True).set_status(game, action, reason=reason)
         context.send_now(game)
         typer.echo(f"Game {game} is {status}.")
 
@@ -420,7 +420,7 @@ def game_set(
         archive = set_archive(context.engine(), game, archive)
         typer.echo(f"Game {game}: archive = {archive}.")
     if pairs:
-        timing = context.service().set_timing(game, pairs, reason=reason)
+        timing = context.service(sends_mail=True).set_timing(game, pairs, reason=reason)
         context.send_now(game)
         typer.echo(f"Game {game}: {timing.describe()}.")
 
@@ -446,7 +446,7 @@ def game_tell(
     from ..services.table_talk import TableTalk
 
     context = app_context(ctx)
-    count = TableTalk(context.service()).tell(game, text, player)
+    count = TableTalk(context.service(sends_mail=True)).tell(game, text, player)
     sent = context.send_now(game).sent
     typer.echo(f"Told {plural(count, 'player')} in game {game}; " + ("sent." if count and sent >= count else
                                                                       "the worker sends the mail."))
@@ -468,7 +468,7 @@ def game_resend(
         pbem game resend 3 --player ann@example.org
     """
     context = app_context(ctx)
-    count = context.service().resend(game, player)
+    count = context.service(sends_mail=True).resend(game, player)
     sent = context.send_now(game).sent
     typer.echo(f"Queued {plural(count, 'mail')} for game {game}; "
                + ("sent." if count and sent >= count else "the worker sends them."))

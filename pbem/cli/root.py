@@ -19,7 +19,7 @@ from . import sim as sim_commands
 from . import status as status_commands
 from . import worker as worker_commands
 from .context import AppContext, out
-from .errors import PbemGroup
+from .errors import RUNS_A_COMMAND, PbemGroup
 
 app = typer.Typer(
     name="pbem",
@@ -51,8 +51,10 @@ def _version(value: bool) -> None:
 def _root(
     ctx: typer.Context,
     db: Optional[str] = typer.Option(None, "--db", help="Database URL (else PBEM_DATABASE_URL, the config file, or a SQLite file in your data directory).", show_default=False),
-    config: Optional[Path] = typer.Option(None, "--config", help="Config file (else PBEM_CONFIG or the user config directory's pbem/config.toml).", show_default=False),
+    config: Optional[Path] = typer.Option(None, "--config", help="Config file (else PBEM_CONFIG or the user config directory's pbem/config.toml, which alone may be absent; /dev/null for none).", show_default=False),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
 ) -> None:
     """pbem: a play-by-email turn processor for board games."""
     ctx.obj = AppContext(db=db, config_file=config)
+    if ctx.meta.get(RUNS_A_COMMAND, True) and not ctx.resilient_parsing:
+        ctx.obj.config  # noqa: B018 - checked now, for every command: a wrong setting stops it before it starts

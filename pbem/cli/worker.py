@@ -20,11 +20,8 @@ config_app = typer.Typer(help="The configuration: see whether it works.", no_arg
 
 
 def _mail_config(ctx: typer.Context) -> MailConfig:
-    context = app_context(ctx)
-    if context.config.mail is None:
-        fail("no mail servers configured: set [imap] and [smtp] in the config file or PBEM_IMAP_HOST/PBEM_SMTP_HOST "
-             "(see docs/cli.md)")
-    return context.config.mail  # type: ignore[return-value]
+    """The mail settings with their password files read: the worker and the check log in to the servers."""
+    return app_context(ctx).mail(required=True)  # type: ignore[return-value]
 
 
 _WRITING = threading.Lock()  # a relay thread may log too: whole lines, never two run together

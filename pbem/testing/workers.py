@@ -19,7 +19,7 @@ def worker_env(url: str, folder: Path, dovecot: Dovecot, smtp_port: int, game_ad
                poll_interval: float) -> dict[str, str]:
     """The environment of a worker on ``url`` serving the game mailbox of ``dovecot`` ("game", password "secret")
     and sending through 127.0.0.1:``smtp_port``; no config file."""
-    return dict(os.environ, PBEM_DATABASE_URL=url, PBEM_CONFIG=str(folder / "none.toml"),
+    return dict(os.environ, PBEM_DATABASE_URL=url, PBEM_CONFIG=os.devnull,
                 PBEM_IMAP_HOST=dovecot.host, PBEM_IMAP_PORT=str(dovecot.imap_port), PBEM_IMAP_SECURITY="plain",
                 PBEM_IMAP_USER="game", PBEM_IMAP_PASSWORD="secret", PBEM_SMTP_HOST="127.0.0.1",
                 PBEM_SMTP_PORT=str(smtp_port), PBEM_SMTP_SECURITY="plain", PBEM_GAME_ADDRESS=game_address,

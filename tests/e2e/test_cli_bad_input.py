@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import shutil
 import sqlite3
 from dataclasses import dataclass
@@ -434,7 +435,7 @@ def invoke(world: World, args: list[Any]) -> Any:
     args = [str(a).replace("{folder}", str(world.folder)) for a in args]
     if "--db" not in args[:1]:
         args = ["--db", world.url, *args]
-    return run(args, dict(ENV, PBEM_CONFIG=str(world.folder / "no-config.toml")))
+    return run(args, dict(ENV, PBEM_CONFIG=os.devnull))
 
 
 @pytest.mark.parametrize("args,fragment", _cases())
@@ -461,7 +462,7 @@ def test_a_kelvin_sign_never_names_the_seat_of_kim(world: World) -> None:
 
 
 def test_db_upgrade_creates_a_new_file_but_no_folder(tmp_path: Path) -> None:
-    env = dict(ENV, PBEM_CONFIG=str(tmp_path / "no-config.toml"))
+    env = dict(ENV, PBEM_CONFIG=os.devnull)
     missing = tmp_path / "no" / "such" / "pbem.sqlite3"
     result = run(["--db", f"sqlite:///{missing}", "db", "upgrade"], env)
     assert result.exit_code == 1 and f"the folder {missing.parent} does not exist" in result.stderr
@@ -487,7 +488,7 @@ def test_an_export_with_deadlines_changed_imports(world: World, tmp_path: Path) 
     engine = make_engine(f"sqlite:///{tmp_path / 'copy.sqlite3'}")
     shutil.copy(Path(world.url.removeprefix("sqlite:///")), tmp_path / "copy.sqlite3")
     result = run(["--db", f"sqlite:///{tmp_path / 'copy.sqlite3'}", "game", "import", str(upper)],
-                 dict(ENV, PBEM_CONFIG=str(tmp_path / "none.toml")))
+                 dict(ENV, PBEM_CONFIG=os.devnull))
     assert result.exit_code == 0, result.stderr
     with engine.connect() as connection:
         emails = connection.exec_driver_sql(

@@ -37,7 +37,7 @@ def demo_command() -> list[str]:
 
 
 def demo_env(url: str, tmp_path: Path) -> dict[str, str]:
-    return dict(os.environ, PBEM_DATABASE_URL=url, PBEM_CONFIG=str(tmp_path / "none.toml"), COLUMNS="120")
+    return dict(os.environ, PBEM_DATABASE_URL=url, PBEM_CONFIG=os.devnull, COLUMNS="120")
 
 
 @pytest.mark.slow

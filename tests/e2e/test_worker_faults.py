@@ -106,7 +106,7 @@ class Scenario:
                 client.append("INBOX", raw)
 
     def worker_process(self, pbem_with, crash_at: int = 0) -> subprocess.CompletedProcess[str]:
-        env = dict(os.environ, PBEM_DATABASE_URL=self.url, PBEM_CONFIG=str(self.db.with_suffix(".toml")),
+        env = dict(os.environ, PBEM_DATABASE_URL=self.url, PBEM_CONFIG=os.devnull,
                    PBEM_IMAP_HOST="127.0.0.1", PBEM_IMAP_PORT=str(self.dovecot.imap_port),
                    PBEM_IMAP_SECURITY="plain", PBEM_IMAP_USER="game", PBEM_IMAP_PASSWORD="secret",
                    PBEM_SMTP_HOST="127.0.0.1", PBEM_SMTP_PORT=str(self.smtp.port), PBEM_SMTP_SECURITY="plain",

@@ -169,7 +169,7 @@ def test_worker_once_from_the_command_line(dovecot, smtp_server, mailboxes, tmp_
     env = dict(os.environ, PBEM_DATABASE_URL=url, PBEM_IMAP_HOST="127.0.0.1", PBEM_IMAP_PORT=str(dovecot.imap_port),
                PBEM_IMAP_SECURITY="plain", PBEM_IMAP_USER="game", PBEM_IMAP_PASSWORD="secret",
                PBEM_SMTP_HOST="127.0.0.1", PBEM_SMTP_PORT=str(smtp_server.port), PBEM_SMTP_SECURITY="plain",
-               PBEM_GAME_ADDRESS=GAME, PBEM_CONFIG=str(tmp_path / "none.toml"))
+               PBEM_GAME_ADDRESS=GAME, PBEM_CONFIG=os.devnull)
 
     def pbem(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(["pbem", *args], capture_output=True, text=True, env=env, timeout=120)

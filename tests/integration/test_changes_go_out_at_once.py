@@ -43,7 +43,7 @@ PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test"), ("Cy", "cy@
 
 def _env(url: str, tmp_path: Path, **mail: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PBEM_IMAP_", "PBEM_SMTP_", "PBEM_GAME_"))}
-    env.update(PYTHONPATH=str(ROOT), PBEM_DATABASE_URL=url, PBEM_CONFIG=str(tmp_path / "none.toml"), COLUMNS="120")
+    env.update(PYTHONPATH=str(ROOT), PBEM_DATABASE_URL=url, PBEM_CONFIG=os.devnull, COLUMNS="120")
     env.update(mail)
     return env
 
@@ -168,7 +168,7 @@ def test_the_command_sends_its_games_mail_itself_and_no_other(database_url, dove
     games = GameService(engine, mail_domain="example.test")
     games.create_game("fifth-avenue", PLAYERS, seed=7)
     games.create_game("fifth-avenue", PLAYERS[:2], seed=8)  # its opening mails are due too, and not the command's
-    env = {"PBEM_CONFIG": str(tmp_path / "none.toml"), **_mail_env(dovecot.imap_port, smtp_server.port)}
+    env = {"PBEM_CONFIG": os.devnull, **_mail_env(dovecot.imap_port, smtp_server.port)}
     result = CliRunner().invoke(app, ["--db", database_url, "game", "resend", "1"], env=env)
     assert result.exit_code == 0, result.output
     assert result.stdout == "Queued 3 mails for game 1; sent.\n" and result.stderr == ""
@@ -185,7 +185,7 @@ def test_without_mail_settings_the_change_is_made_and_its_mail_stays_queued(data
     engine = make_engine(database_url)
     GameService(engine, mail_domain="example.test").create_game("fifth-avenue", PLAYERS, seed=7)
     before = max(r.id for r in _rows(engine))
-    env = {"PBEM_CONFIG": str(tmp_path / "none.toml"), "PBEM_IMAP_HOST": None, "PBEM_SMTP_HOST": None,
+    env = {"PBEM_CONFIG": os.devnull, "PBEM_IMAP_HOST": None, "PBEM_SMTP_HOST": None,
            "PBEM_GAME_ADDRESS": None}
     result = CliRunner().invoke(app, ["--db", database_url, "game", "pause", "1"], env=env)
     assert result.exit_code == 0, result.output
@@ -202,7 +202,7 @@ def test_with_the_smtp_server_down_the_mail_waits_for_the_worker(database_url, d
     GameService(engine, mail_domain="example.test").create_game("fifth-avenue", PLAYERS, seed=7)
     before = max(r.id for r in _rows(engine))
     closed = free_port()  # nobody listens there
-    env = {"PBEM_CONFIG": str(tmp_path / "none.toml"), **_mail_env(dovecot.imap_port, closed)}
+    env = {"PBEM_CONFIG": os.devnull, **_mail_env(dovecot.imap_port, closed)}
     start = time.monotonic()
     result = CliRunner().invoke(app, ["--db", database_url, "game", "pause", "1"], env=env)
     took = time.monotonic() - start
