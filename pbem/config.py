@@ -287,7 +287,7 @@ def _user(value: Any, from_text: bool) -> str:
 
 
 def _secret(value: Any, from_text: bool) -> str:
-    if not isinstance(value, str) or not value or len(value) > 1000 or _CONTROL.search(value):
+    if not isinstance(value, str) or not value.strip() or len(value) > 1000 or _CONTROL.search(value):
         raise Refused("must be a password: one line of at most 1000 characters")
     return value
 
@@ -548,8 +548,10 @@ def check_environment(environ: Mapping[str, str]) -> None:
                           "does not know; docs/cli.md lists them)")
     for name, kind in VARIABLES.items():
         value = environ.get(name)
-        if kind is None or not value:  # (crashpoints reads "" as unset; an empty PBEM_CONFIG: config_file_choice)
+        if kind is None or value is None or (name == "PBEM_CONFIG" and not value):  # (config_file_choice says it)
             continue
+        if value == "":  # pbem.crashpoints would take it for unset; a test that meant a number must not pass
+            raise ConfigError(f"{name} is empty: give it a value, or unset it")
         _parsed(kind, value, name, from_text=True)
 
 

@@ -365,6 +365,12 @@ def _cases() -> list[Any]:
     add("config-a-folder", ["--config", "{folder}/a-folder", "game", "list"], "is not a regular file")
     add("config-a-device", ["--config", "/dev/zero", "game", "list"], "is not a regular file")
     add("config-not-toml", ["--config", "{folder}/game1.json", "game", "list"], "cannot read config file")
+    add("config-binary", ["--config", "{folder}/dbs/picture.png", "game", "list"], "it is not UTF-8 text")
+    add("config-sqlite", ["--config", "{folder}/pbem.sqlite3", "game", "list"], "it is not UTF-8 text")
+    add("config-missing", ["--config", "{folder}/conifg.toml", "db", "upgrade"], "conifg.toml (option --config) does not exist")
+    add("config-nul-in-name", ["--config", "{folder}/a\x00b.toml", "game", "list"], "embedded null byte")
+    add("config-long-name", ["--config", "{folder}/" + "c" * 5000, "game", "list"], "cannot read config file")
+    add("config-empty-name", ["--config", "", "game", "list"], "is not a regular file")
 
     # --db at what is not a database.
     commands = {"list": ["game", "list"], "show": ["game", "show", 1], "export": ["game", "export", 1],
@@ -450,6 +456,137 @@ def test_bad_input_is_one_error_line_and_changes_nothing(world: World, args: lis
     assert fragment in lines[0], lines[0]
     assert "secret" not in lines[0] or "secret word" in lines[0], "a database password was printed"
     assert world.snapshot() == before
+
+
+# --------------------------------------------------------------------------- hostile settings
+
+
+LONG = "9" * 100_000
+# Values no setting takes (each a TOML literal and, where the environment can hold it, the variable's text).
+EVERYWHERE: list[tuple[str, str | None, str | None]] = [  # (name, in the file, in the environment)
+    ("empty", '""', ""),  # (an empty variable hands its setting to the file, which has none here)
+    ("spaces", '"   "', "   "),
+    ("nul", '"a\\u0000b"', None),  # no environment holds a NUL
+    ("escape-sequence", '"\\u001b[2J"', "\x1b[2J"),
+    ("line-break", '"a\\r\\nBcc: eve@example.org"', "a\r\nBcc: eve@example.org"),
+    ("very-long", f'"{LONG}"', LONG),
+    ("list", '["a", "b"]', None),
+    ("table", '{ a = 1 }', None),
+    ("nested-lists", "[[[[[[[[[[1]]]]]]]]]]", None),
+    ("date", "2026-01-01T00:00:00Z", None),
+]
+NUMBERS = [
+    ("superscript-two", '"\u00b2"', "\u00b2"),
+    ("arabic-indic-digits", '"\u0661\u0662\u0663"', "\u0661\u0662\u0663"),
+    ("fullwidth-digits", '"\uff19\uff19\uff13"', "\uff19\uff19\uff13"),
+    ("negative", "-1", "-1"),
+    ("zero", "0", "0"),
+    ("huge", "99999999999999999999999999", "99999999999999999999999999"),
+    ("exponent", "1e400", "1e400"),
+    ("nan", "nan", "nan"),
+    ("inf", "inf", "inf"),
+    ("letters", '"sixty"', "sixty"),
+    ("bool", "true", "true"),
+    ("hex", None, "0x3e1"),  # (0x3e1 is 993 to TOML)
+]
+BY_KIND: dict[str, list[tuple[str, str | None, str | None]]] = {
+    "a database URL": [("postgres-bad-ipv6", '"postgresql://x:secret@[::1"', "postgresql://x:secret@[::1"),
+                       ("postgres-port-not-a-number", '"postgresql://h:notaport/db"', "postgresql://h:notaport/db"),
+                       ("postgres-port-too-big", '"postgresql://x:secret@h:99999/db"', "postgresql://x:secret@h:99999/db"),
+                       ("mysql", '"mysql://ann:secret@db/pbem"', "mysql://ann:secret@db/pbem"),
+                       ("no-scheme", '"/var/lib/pbem/pbem.sqlite3"', "/var/lib/pbem/pbem.sqlite3"),
+                       ("number", "5432", None)],
+    "a host name": [("space", '"imap example.org"', "imap example.org"), ("umlaut", '"m\u00e4il.example.org"',
+                    "m\u00e4il.example.org"), ("dash", '"-imap"', "-imap"), ("number", "993", None)],
+    "ssl, starttls": [("tls", '"tls"', "tls"), ("number", "1", "1")],
+    "an email address": [("no-at", '"nobody"', "nobody"), ("two-at", '"a@b@example.org"', "a@b@example.org"),
+                         ("umlaut", '"kim@ex\u00e4mple.org"', "kim@ex\u00e4mple.org"),
+                         ("kelvin", '"\u212aim@example.org"', "\u212aim@example.org")],
+    "a domain name": [("slash", '"example.org/x"', "example.org/x"), ("dash", '"-example.org"', None)],
+    "a name of at most 60": [("61-characters", f'"{"N" * 61}"', "N" * 61)],
+    "a web address": [("ftp", '"ftp://example.org"', "ftp://example.org"),
+                      ("javascript", '"javascript:alert(1)"', "javascript:alert(1)"),
+                      ("no-host", '"https://"', "https://"), ("bad-port", '"https://a:b/"', "https://a:b/")],
+    "a password": [("two-lines", '"one\\ntwo"', "one\ntwo"), ("number", "1234", None)],
+    "a file or folder name": [("number", "7", None)],
+    "a mail folder name": [("number", "7", None)],
+    "a user name": [("number", "7", None)],
+}
+
+
+def _settings_cases() -> list[Any]:
+    from pbem.config import SETTINGS, VARIABLES
+
+    cases = []
+    kinds = [(s.name, s.section, s.key, s.env, s.kind) for s in SETTINGS] + [
+        (name, None, None, name, kind) for name, kind in VARIABLES.items() if kind is not None]
+    for name, section, key, env, kind in kinds:
+        numeric = "number" in kind.what or "length of time" in kind.what or "seconds" in kind.what
+        values = EVERYWHERE + (NUMBERS if numeric else []) + next(
+            (v for k, v in BY_KIND.items() if kind.what.startswith(k) or k in kind.what), [])
+        for label, toml, text in values:
+            if label == "zero" and kind.what.startswith("a whole number from 0"):
+                continue  # PBEM_CRASH_AT=0: no crash
+            if section is not None and toml is not None:
+                cases.append(pytest.param("file", section, key, toml, id=f"{section}.{key}-{label}"))
+            if env is not None and text is not None:
+                cases.append(pytest.param("environment", None, env, text, id=f"{env}-{label}"))
+    return cases
+
+
+def clean_environment(**env: str) -> dict[str, str | None]:
+    """No PBEM_ variable of the test run's (but the suite's PBEM_TEST_...), then ``env``."""
+    clean: dict[str, str | None] = {name: None for name in os.environ
+                                    if name.startswith("PBEM_") and not name.startswith("PBEM_TEST_")}
+    return {**ENV, **clean, **env}
+
+
+@pytest.mark.parametrize("where,section,key,value", _settings_cases())
+def test_a_hostile_setting_is_one_error_line_and_makes_nothing(tmp_path: Path, where: str, section: str | None,
+                                                               key: str, value: str) -> None:
+    """Every key of the config file and every PBEM_ variable, each with values no setting of its kind takes: one
+    line, exit 1, and no database or folder made (`db upgrade` would make the default database here)."""
+    data = tmp_path / "data"
+    env = clean_environment(XDG_DATA_HOME=str(data), XDG_CONFIG_HOME=str(tmp_path / "config"))
+    if where == "file":
+        config = tmp_path / "config.toml"
+        config.write_text(f"[{section}]\n{key} = {value}\n", encoding="utf-8")
+        env["PBEM_CONFIG"] = str(config)
+    else:
+        env.update({"PBEM_CONFIG": os.devnull, key: value})
+    result = run(["db", "upgrade"], env)
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    lines = result.stderr.splitlines()
+    assert result.exit_code == 1 and len(lines) == 1 and lines[0].startswith("error: "), (result.exit_code,
+                                                                                            result.stderr)
+    assert (f"[{section}] {key}" if where == "file" else key) in lines[0] or "config file" in lines[0], lines[0]
+    assert "secret" not in lines[0], "a password was printed"
+    assert len(lines[0]) < 1000, "the value was printed whole"
+    assert not data.exists() and sorted(p.name for p in tmp_path.iterdir()) == (
+        ["config.toml"] if where == "file" else [])
+
+
+def test_the_tracebacks_of_issue_32_are_one_line_from_the_installed_command(tmp_path: Path, pbem_with) -> None:
+    """Each of these ended in a traceback: a malformed PostgreSQL URL, a binary config file, PBEM_OUTAGE_GAP=²."""
+    binary = tmp_path / "config.toml"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    base = {k: v for k, v in clean_environment(XDG_DATA_HOME=str(tmp_path / "data"),
+                                               XDG_CONFIG_HOME=str(tmp_path)).items() if v is not None}
+    base = {**{k: v for k, v in os.environ.items() if not k.startswith("PBEM_") or k.startswith("PBEM_TEST_")},
+            **base}
+    cases = [
+        ({"PBEM_CONFIG": os.devnull, "PBEM_DATABASE_URL": "postgresql://x:secret@[::1"}, "its host is malformed"),
+        ({"PBEM_CONFIG": os.devnull, "PBEM_DATABASE_URL": "postgresql://h:notaport/db"}, "its port must be"),
+        ({"PBEM_CONFIG": str(binary)}, "it is not UTF-8 text"),
+        ({"PBEM_CONFIG": os.devnull, "PBEM_OUTAGE_GAP": "\u00b2"}, "PBEM_OUTAGE_GAP must be a length of time"),
+    ]
+    for env, fragment in cases:
+        proc = pbem_with({**base, **env}, "db", "upgrade")
+        assert proc.returncode == 1 and "Traceback" not in proc.stderr + proc.stdout, proc.stderr
+        lines = proc.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0], proc.stderr
+        assert "secret" not in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.toml"]  # no database, no data folder
 
 
 # --------------------------------------------------------------------------- what good input still does

@@ -79,6 +79,7 @@ def test_an_empty_variable_hands_its_setting_to_the_config_file_and_never_to_a_d
             config_file=Path(os.devnull), environ={"PBEM_DATABASE_URL": ""})
     refused("PBEM_CONFIG is empty", environ={"PBEM_CONFIG": ""})
     refused("PBEM_IMAP_PORT is empty", environ={"PBEM_IMAP_PORT": ""})
+    refused("PBEM_CRASH_AT is empty", environ={"PBEM_CRASH_AT": ""})
     refused("PBEM_DATABASE_URL is not a database URL: it is empty", environ={"PBEM_DATABASE_URL": "   "})
     refused("--db is not a database URL: it is empty", db="")
 
@@ -396,7 +397,7 @@ def test_good_values_are_read_as_their_kind(tmp_path: Path) -> None:
     environ = {"PBEM_IMAP_HOST": "::1", "PBEM_IMAP_SECURITY": "PLAIN", "PBEM_SMTP_HOST": "smtp.example.org",
                "PBEM_SMTP_SECURITY": "starttls", "PBEM_GAME_ADDRESS": " Game@Example.org ",
                "PBEM_POLL_INTERVAL": "0.5", "PBEM_OUTAGE_GAP": "90m", "PBEM_SENDER_NAME": "Fifth  Avenue  club",
-               "PBEM_ARCHIVE_DIR": "~/site", "PBEM_CRASH_AT": ""}
+               "PBEM_ARCHIVE_DIR": "~/site", "PBEM_CRASH_AT": "0"}
     config = load_config(config_file=Path(os.devnull), environ=environ)
     mail = config.mail
     assert (mail.imap.host, mail.imap.port, mail.imap.security) == ("::1", 143, "plain")
