@@ -9,8 +9,13 @@ database and nothing else, and writes only the moderator's two switches: a game 
 Nothing that is secret while a game runs leaves this module for a running game: its boards are the public
 view, its words the public engine events (never a command's ``data["private"]``), and no hand is given. Once a
 game is finished nothing is secret any more: its steps also give every hand and what each player alone saw.
-No address is ever given out: a player is known by a key made from their address (``player_key``), and an
-address in what people wrote (talk, the moderator's reasons) is replaced by that player's name.
+No address is ever given out: a player is known by a key made from their address with the installation's
+secret (``player_key``: an HMAC, so a key cannot be matched to a guessed address without the database), and an
+address in what people wrote (talk, the moderator's reasons) is replaced by that player's name. A player the
+moderator hid is "Player <key>" everywhere: their name and its first word, in any case, as whole words.
+
+What a build must notice is cheap to ask (``mark``): every change the site shows is a new event or one of the
+moderator's two switches, which raise the archive's generation.
 
 A game is replayed the way the game service stores it: from the snapshot of its start (event 1), each command
 event applied in turn, and an undo (or any other event that stored a snapshot of its own) read from its
@@ -20,12 +25,16 @@ snapshot. A game rebuilt by an import has one snapshot, its last: it is replayed
 from __future__ import annotations
 
 import hashlib
+import hmac
 import re
+import secrets
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine, func
+from sqlalchemy import Engine, func, text, update
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from ..games import get_game
@@ -40,6 +49,7 @@ from ..services.games import effective_commands
 from ..services.timing import Timing
 from ..store.models import (
     ArchiveHiddenPlayer,
+    ArchiveSecret,
     Event,
     Game,
     GameStatus,
@@ -51,7 +61,7 @@ from ..store.uow import UnitOfWork
 from ..words import listing
 from .records import ArchivedPlayer, GameRecord, GameSummary, Step, TalkLine
 
-KEY_SALT = "pbem-archive:"
+OLD_KEY_SALT = "pbem-archive:"  # the unkeyed keys before migration 0013: only to find legacy hidden rows
 SHOWN, LEFT_OUT = ARCHIVE  # games.archive: whether the site shows the game
 TALK = ("say", "tell", "to_moderator")  # table talk: a line of the page's talk when everybody may read it
 MODERATOR = "The moderator"
@@ -62,10 +72,20 @@ _ADDRESS = re.compile(r"[\w.!#$%&'*+/=?^`{|}~-]+@[\w-]+(?:\.[\w-]+)+")
 # --------------------------------------------------------------------------- players
 
 
-def player_key(email: str) -> str:
-    """The archive's name for the player with ``email``: the first 12 hex digits of a SHA-256 of it (lower
-    case, without surrounding spaces). Their page is ``players/<key>.html``; the site never shows an address."""
-    return hashlib.sha256((KEY_SALT + email.strip().lower()).encode("utf-8")).hexdigest()[:12]
+def key_of(secret: bytes, email: str) -> str:
+    """The archive's name for the player with ``email``: the first 12 hex digits of an HMAC-SHA256 of it (lower
+    case, without surrounding spaces) with the installation's ``secret``. Their page is ``players/<key>.html``;
+    the site never shows an address, and without the secret nobody can tell whose key is whose."""
+    return hmac.new(secret, email.strip().lower().encode("utf-8"), hashlib.sha256).hexdigest()[:12]
+
+
+def _old_key(email: str) -> str:
+    return hashlib.sha256((OLD_KEY_SALT + email.strip().lower()).encode("utf-8")).hexdigest()[:12]
+
+
+def player_key(engine: Engine, email: str) -> str:
+    """The key of the player with ``email`` in this installation (``key_of`` with its secret)."""
+    return key_of(archive_secret(engine), email)
 
 
 def hidden_name(key: str) -> str:
@@ -73,20 +93,148 @@ def hidden_name(key: str) -> str:
     return f"Player {key[:6]}"
 
 
+# --------------------------------------------------------------------------- the secret and the generation
+
+
+def _new_secret_row() -> ArchiveSecret:
+    return ArchiveSecret(id=1, secret=secrets.token_hex(32), generation=1, created_at=utcnow())
+
+
+def _secret_row(s: Session, *, writing: bool = False) -> ArchiveSecret:
+    """The archive's one row. The migration makes it; a database made otherwise gets it on first use (in
+    ``s`` when it is ``writing``, else in a transaction of its own)."""
+    row = s.get(ArchiveSecret, 1)
+    if row is not None:
+        return row
+    if writing:
+        row = _new_secret_row()
+        s.add(row)
+        s.flush()
+        return row
+    try:  # another process may make it meanwhile
+        with UnitOfWork(s.get_bind(), write=True) as uow:  # type: ignore[arg-type]
+            uow.session.add(_new_secret_row())
+            uow.commit()
+    except IntegrityError:
+        pass
+    with UnitOfWork(s.get_bind()) as uow:  # type: ignore[arg-type]
+        made = uow.session.get(ArchiveSecret, 1)
+    assert made is not None
+    return made
+
+
+def archive_secret(engine: Engine) -> bytes:
+    """The installation's secret that players' keys are made with (never written into the site)."""
+    with UnitOfWork(engine) as uow:
+        return bytes.fromhex(_secret_row(uow.session).secret)
+
+
+def _raise_generation(s: Session) -> None:
+    """A switch of the moderator changed what the site shows: the next build must look (``mark``)."""
+    _secret_row(s, writing=True)
+    s.execute(update(ArchiveSecret).where(ArchiveSecret.id == 1)  # type: ignore[arg-type]
+              .values(generation=ArchiveSecret.generation + 1))
+
+
+@dataclass(frozen=True)
+class Mark:
+    """How far the store has come, as far as the site can tell: its newest event and the archive's generation.
+    On PostgreSQL also the writing transactions that were running when it was read: their events may carry
+    lower numbers than the newest one seen, so until each has ended the mark cannot vouch for them."""
+
+    events: int
+    generation: int
+    running: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"events": self.events, "generation": self.generation, "running": list(self.running)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Mark:
+        return cls(int(data["events"]), int(data["generation"]), tuple(str(x) for x in data["running"]))
+
+
+def mark(engine: Engine, since: Mark | None = None) -> tuple[Mark, bool]:
+    """The store's mark now (one query: two index lookups, and on PostgreSQL a look at the running
+    transactions), and whether the site built at ``since`` still shows everything: the same newest event and
+    generation, and none of ``since``'s running transactions ended since.
+
+    An event's number (events.id) is handed out as it is written and it is in the store once committed: on
+    SQLite one writer at a time, so in the order of the commits; on PostgreSQL a transaction that took a lower
+    number may commit after one that took a higher, hence ``running``: the writing transactions in progress
+    when the mark was read (the snapshot's), less those known to belong to another database of the server
+    (transaction ids are the server's; a database is a session's for good, so that much is never wrong)."""
+    with UnitOfWork(engine) as uow:
+        s = uow.session
+        if s.get_bind().dialect.name != "postgresql":
+            events, generation = s.execute(text(
+                "SELECT (SELECT MAX(id) FROM events), (SELECT generation FROM archive_secret WHERE id = 1)")).one()
+            now = Mark(events or 0, generation or 0)
+            return now, since is not None and (since.events, since.generation) == (now.events, now.generation)
+        events, generation, snapshot, elsewhere, ended = s.execute(text(
+            "SELECT (SELECT MAX(id) FROM events), (SELECT generation FROM archive_secret WHERE id = 1),"
+            " CAST(pg_current_snapshot() AS text),"
+            " ARRAY(SELECT CAST(backend_xid AS text) FROM pg_stat_activity"
+            "       WHERE backend_xid IS NOT NULL AND datname IS DISTINCT FROM current_database()),"
+            " (SELECT bool_or(pg_visible_in_snapshot(CAST(x AS xid8), pg_current_snapshot()))"
+            "  FROM unnest(CAST(:running AS text[])) AS x)"),
+            {"running": list(since.running) if since else []}).one()
+    foreign = {int(xid) for xid in elsewhere}
+    # "xmin:xmax:xid,xid,...", 64-bit ids (with the epoch) where pg_stat_activity gives their low 32 bits
+    running = tuple(x for x in snapshot.split(":")[2].split(",") if x and int(x) & 0xFFFFFFFF not in foreign)
+    now = Mark(events or 0, generation or 0, running)
+    same = since is not None and (since.events, since.generation) == (now.events, now.generation) and not ended
+    return now, same
+
+
+# --------------------------------------------------------------------------- who is hidden
+
+
+@dataclass(frozen=True)
+class _Hiding:
+    """What a reading of the store needs to name players: the secret and whom the moderator hid."""
+
+    secret: bytes
+    hidden: frozenset[str]  # keys
+    legacy: frozenset[str] = frozenset()  # old-formula keys (ArchiveHiddenPlayer.legacy)
+
+    def key(self, email: str) -> str:
+        return key_of(self.secret, email)
+
+    def hides(self, email: str, key: str) -> bool:
+        return key in self.hidden or (bool(self.legacy) and _old_key(email) in self.legacy)
+
+
+def _hiding(s: Session) -> _Hiding:
+    rows = s.exec(select(ArchiveHiddenPlayer.key, ArchiveHiddenPlayer.legacy)).all()
+    return _Hiding(bytes.fromhex(_secret_row(s).secret), frozenset(key for key, legacy in rows if not legacy),
+                   frozenset(key for key, legacy in rows if legacy))
+
+
+MIN_FIRST_NAME = 2  # a hidden player's first word is hidden alone from this many letters ("J." is not)
+
+
 @dataclass
 class _Cast:
     """The people of one game as the archive shows them: every seat's name and key, and how to say what people
     wrote without a hidden player's name or anybody's address."""
 
-    hidden_keys: frozenset[str]  # the keys of every player the moderator hid
+    hiding: _Hiding
     names: dict[int, str] = field(default_factory=dict)  # seat -> the name shown for its player now
     keys: dict[int, str] = field(default_factory=dict)
-    shown_for_name: dict[str, str] = field(default_factory=dict)  # a hidden player's own name -> the name shown
+    hidden_keys: set[str] = field(default_factory=set)  # the keys of the players met here that are hidden
+    met: dict[str, None] = field(default_factory=dict)  # the key of everybody who sat at the table, in order
+    # A name as written in people's words (casefolded) -> (its spelling, what is shown for it): a hidden
+    # player's name and its first word -> the name shown for them; another player's whole name -> None (kept as
+    # written, though it starts with a hidden first name).
+    shown_for_name: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     shown_for_address: dict[str, str] = field(default_factory=dict)
+    _names: re.Pattern[str] | None = None
+    _shown: list[tuple[str, str | None]] = field(default_factory=list)
 
     @classmethod
-    def of(cls, seats: Sequence[Seat], hidden_keys: frozenset[str]) -> _Cast:
-        cast = cls(hidden_keys)
+    def of(cls, seats: Sequence[Seat], hiding: _Hiding) -> _Cast:
+        cast = cls(hiding)
         for seat in seats:
             cast.names[seat.seat], cast.keys[seat.seat] = cast.meet(seat.name, seat.email)
         return cast
@@ -94,48 +242,69 @@ class _Cast:
     def meet(self, name: str, email: str) -> tuple[str, str]:
         """The name shown for the person ``name`` <``email``> (a player now or before a replacement), and their
         key; what they wrote is said without their address (and their name, when hidden) from now on."""
-        key = player_key(email)
-        shown = hidden_name(key) if key in self.hidden_keys else name
-        if key in self.hidden_keys:
-            self.shown_for_name[name] = shown
+        key = self.hiding.key(email)
+        hidden = self.hiding.hides(email, key)
+        shown = hidden_name(key) if hidden else name
+        self.met[key] = None
+        name = unicodedata.normalize("NFC", name.strip())
+        if hidden:
+            self.hidden_keys.add(key)
+            words = name.split()
+            for said in {name, *(words[:1] if len(words) > 1 and _letters(words[0]) >= MIN_FIRST_NAME else [])}:
+                if said:
+                    self.shown_for_name[said.casefold()] = (said, shown)
+        elif name and name.casefold() not in self.shown_for_name:
+            self.shown_for_name[name.casefold()] = (name, None)
         self.shown_for_address[email.strip().lower()] = shown
+        self._names = None
         return shown, key
 
     def said(self, text: str) -> str:
         """``text`` as the site may show it: every address replaced by its player's name (or by 'an address'),
-        every hidden player's name by the name shown for them."""
+        every hidden player's name and first name, in any case, by the name shown for them (whole words only:
+        'Ann' in 'Annabel' stays)."""
         text = _ADDRESS.sub(lambda m: self.shown_for_address.get(m.group(0).lower(), "(an address)"), text)
-        if not self.shown_for_name:
+        if not self.hidden_keys:
             return text
-        names = sorted(self.shown_for_name, key=len, reverse=True)  # 'Ann Lee' before 'Ann'
-        pattern = re.compile(r"(?<!\w)(" + "|".join(map(re.escape, names)) + r")(?!\w)")
-        return pattern.sub(lambda m: self.shown_for_name[m.group(1)], text)
+        if self._names is None:
+            self._shown = sorted(self.shown_for_name.values(), key=lambda x: len(x[0]), reverse=True)  # 'Ann Lee'
+            # before 'Ann'; a group of its own for each name, so the name a match is of needs no case folding
+            alternatives = "|".join(f"({re.escape(spelling)})" for spelling, _ in self._shown)
+            self._names = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+        return self._names.sub(lambda m: self._shown[m.lastindex - 1][1] or m.group(0),  # type: ignore[operator]
+                               unicodedata.normalize("NFC", text))
 
     def seat_names(self) -> list[str]:
         return [self.names[seat] for seat in sorted(self.names)]
 
 
-def _hidden_keys(s: Session) -> frozenset[str]:
-    return frozenset(s.exec(select(ArchiveHiddenPlayer.key)).all())
+def _letters(word: str) -> int:
+    return sum(1 for c in word if c.isalpha())
 
 
 def hidden_keys(engine: Engine) -> frozenset[str]:
-    """The keys of the players the site shows without their name (a change means pages to write anew)."""
+    """The keys of the players the site shows without their name (a change means pages to write anew); a
+    legacy row's key (``ArchiveHiddenPlayer.legacy``) is prefixed with "legacy:"."""
     with UnitOfWork(engine) as uow:
-        return _hidden_keys(uow.session)
+        rows = uow.session.exec(select(ArchiveHiddenPlayer.key, ArchiveHiddenPlayer.legacy)).all()
+    return frozenset(f"legacy:{key}" if legacy else key for key, legacy in rows)
 
 
 def hide_player(engine: Engine, email: str, hidden: bool = True) -> str:
     """Show the player with ``email`` as "Player <key>" on every page of the site (``hidden`` False: by their
     name again). Returns their key. Only the key is kept, so the store learns no address from it."""
-    key = player_key(email)
     with UnitOfWork(engine, write=True) as uow:
         s = uow.session
+        key = key_of(bytes.fromhex(_secret_row(s, writing=True).secret), email)
+        legacy = s.get(ArchiveHiddenPlayer, _old_key(email))
+        if legacy is not None and legacy.legacy:  # the new key's row takes its place, or none does
+            s.delete(legacy)
         row = s.get(ArchiveHiddenPlayer, key)
         if hidden and row is None:
             s.add(ArchiveHiddenPlayer(key=key, hidden_at=utcnow()))
         elif not hidden and row is not None:
             s.delete(row)
+        _raise_generation(s)
         uow.commit()
     return key
 
@@ -149,6 +318,7 @@ def set_archived(engine: Engine, game_id: int, archived: bool) -> None:
             raise GameNotFound(f"there is no game {game_id}")
         game.archive = SHOWN if archived else LEFT_OUT
         uow.session.add(game)
+        _raise_generation(uow.session)
         uow.commit()
 
 
@@ -213,7 +383,7 @@ def _load_games(s: Session, ids: list[int] | None) -> list[_Game]:
                         .where(Event.seq > latest.c.seq, Event.kind == "command")
                         .order_by(Event.game_id, Event.seq)).all():
         later.setdefault(event.game_id, []).append(event)
-    hidden = _hidden_keys(s)
+    hiding = _hiding(s)
     loaded = []
     for game in games:
         if game.id not in last_events:
@@ -226,7 +396,7 @@ def _load_games(s: Session, ids: list[int] | None) -> list[_Game]:
             state = get_game(game.kind).State.from_json(snapshot.state)
             for event in later.get(game.id, []):
                 state.apply_command(event.seat, event.data["command"])
-        cast = _Cast.of(game_seats, hidden)
+        cast = _Cast.of(game_seats, hiding)
         loaded.append(_Game(game, cast, state, _summary(game, cast, state, last_events[game.id])))
     return loaded
 
@@ -279,7 +449,7 @@ def record(engine: Engine, game_id: int, *, steps_after: int = 0) -> GameRecord:
         scoring = tuple(step.number for before, step in zip((replay.scores_before, *(x.scores for x in steps)), steps)
                         if step.scores != before and step.number > 0)
         return GameRecord(summary=game.summary, settings=_settings(game), steps=tuple(steps), scoring=scoring,
-                          talk=replay.talk(), result=_result_words(game))
+                          talk=replay.talk(), result=_result_words(game), people=tuple(game.cast.met))
 
 
 class _Replay:
@@ -500,5 +670,5 @@ def _tie_break(kind: str, result: dict[str, Any], names: list[str]) -> str:
     return ""
 
 
-__all__ = ["archived_games", "hidden_keys", "hidden_name", "hide_player", "player_key", "record", "set_archived",
-           "summaries"]
+__all__ = ["Mark", "archive_secret", "archived_games", "hidden_keys", "hidden_name", "hide_player", "key_of", "mark",
+           "player_key", "record", "set_archived", "summaries"]

@@ -16,7 +16,7 @@ from typing import Any
 class ArchivedPlayer:
     seat: int
     name: str  # as the site shows it: the player's name, or "Player <key[:6]>" when the moderator hid it
-    key: str  # a hash of the address (never the address): the player's page is players/<key>.html
+    key: str  # a keyed hash of the address (never the address): the player's page is players/<key>.html
     score: int | None  # the final score of a finished game, else the score so far (public)
     winner: bool = False
     hidden: bool = False
@@ -91,6 +91,7 @@ class GameRecord:
     scoring: tuple[int, ...]  # the numbers of the steps that changed a score: the chart's points
     talk: tuple[TalkLine, ...] = ()
     result: tuple[str, ...] = ()  # the end of the game in words (scores, ties and how they were broken)
+    people: tuple[str, ...] = ()  # the key of everybody who sat at the table: its players and those replaced
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,8 @@
     style.css                   the mails' style sheet (the boards use its classes), then the site's own rules
     archive.js                  the step-through of a game page, the index's filters and sorting
     .pbem-archive/state.json    what the pages were built from: per game its last event, status and names
+    .pbem-archive/mark.json     the store's mark the pages are current with (``history.mark``): small, so that
+                                a build after a pass that changed nothing reads it and one row of the store
     .pbem-archive/steps/<id>.json.gz   the steps of a game drawn so far, as HTML (gzip)
 
 The pages are plain HTML and CSS that open from the file system as well as from any web server: every link is
@@ -19,9 +21,12 @@ A game's events are append-only (an undo is an event of its own), so a step once
 are kept in ``.pbem-archive/steps`` and only the events after the last one drawn are asked of ``history``. A
 game's page is rewritten when its last event changed, the index when any game changed, the player pages when
 a game was added, removed or changed status or names. All steps of a game are drawn again when it finishes
-(its hands may be shown then) and when its players' shown names change (the steps' words hold them); all
-steps of all games when the site's templates or pbem's version changed since they were drawn
-(``_fingerprint``), or with ``full``.
+(its hands may be shown then) and when the shown name of anybody who sat at its table changes (the steps'
+words hold them); all steps of all games when the site's templates or pbem's version changed since they were
+drawn (``_fingerprint``), or with ``full``.
+
+Every change the site shows is a new event or a switch of the moderator (``history.mark``): a build that finds
+the mark it left in ``mark.json`` reads nothing else, whatever the number of games.
 """
 
 from __future__ import annotations
@@ -51,9 +56,11 @@ from .records import GameRecord, GameSummary, PlayerRecord, Rating, Step, summar
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
+    from .history import Mark
+
 TEMPLATES = "archive"
 STATE_FOLDER = ".pbem-archive"
-STATE_FORMAT = 2  # a state file of another format is not read: the site is built anew
+STATE_FORMAT = 3  # a state file of another format is not read: the site is built anew (3: keyed player keys)
 STATIC_FILES = ("archive.js",)  # copied as they are; style.css is made from two sheets (``site_css``)
 # The series of the score chart: a colour and a dash pattern each, so lines that cross stay apart in grey too.
 SERIES_STYLES = (("#1f77b4", ""), ("#d62728", "6 3"), ("#2ca02c", "2 3"), ("#9467bd", "8 3 2 3"),
@@ -90,11 +97,12 @@ class BuiltGame:
     names: list[str]
     keys: list[str]
     with_hands: bool  # its steps were drawn with the hands (a finished game)
+    people: list[str] = field(default_factory=list)  # the keys of everybody who sat at the table
 
     @classmethod
-    def of(cls, summary: GameSummary) -> BuiltGame:
+    def of(cls, summary: GameSummary, people: Sequence[str] = ()) -> BuiltGame:
         return cls(summary.last_seq, summary.status, [p.name for p in summary.players],
-                   [p.key for p in summary.players], summary.finished)
+                   [p.key for p in summary.players], summary.finished, list(people))
 
     def same_people(self, summary: GameSummary) -> bool:
         return (self.names, self.keys) == ([p.name for p in summary.players], [p.key for p in summary.players])
@@ -203,7 +211,24 @@ class SiteFolder:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.state = root / STATE_FOLDER / "state.json"
+        self.mark = root / STATE_FOLDER / "mark.json"
         self.steps_folder = root / STATE_FOLDER / "steps"
+
+    def read_mark(self) -> Mark | None:
+        """The store's mark the pages were last made current with, by this version of pbem and its templates."""
+        from .history import Mark
+
+        try:
+            doc = json.loads(self.mark.read_text(encoding="utf-8"))
+            if doc.get("format") != STATE_FORMAT or doc.get("fingerprint") != _fingerprint():
+                return None
+            return Mark.from_dict(doc["mark"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def write_mark(self, mark: Mark) -> None:
+        write_atomically(self.mark, json.dumps({"format": STATE_FORMAT, "fingerprint": _fingerprint(),
+                                                "mark": mark.to_dict()}))
 
     def game_page(self, game_id: int) -> Path:
         return self.root / "games" / f"{game_id}.html"
@@ -451,26 +476,41 @@ def build(engine: Engine, folder: str | os.PathLike[str], *, full: bool = False,
     site.root.mkdir(parents=True, exist_ok=True)
     report = BuildReport(folder=str(site.root))
     with _only_builder(site.root):
+        # The mark is read before anything else: whatever changes after it, the pages show at least as much.
+        mark, same = history.mark(engine, None if full else site.read_mark())
+        if same and site.state.is_file() and (site.root / "index.html").is_file():
+            report.seconds = round(time.monotonic() - started, 3)
+            return report  # what the worker finds after most passes: one small file and one query
+        site.mark.unlink(missing_ok=True)  # a build that stops half-way leaves no mark to trust
         built = None if full else BuiltSite.read(site.state)
         if built is None or built.fingerprint != _fingerprint():
             built, full = BuiltSite(_fingerprint()), True
         report.full = full
         last_seqs, hidden = history.archived_games(engine), sorted(history.hidden_keys(engine))
         if not full and built.current(last_seqs, hidden) and (site.root / "index.html").exists():
+            site.write_mark(mark)  # an event the site does not show (talk to one player, a game left out)
             report.seconds = round(time.monotonic() - started, 3)
-            return report  # what the worker finds after most passes: one query and the state file
+            return report
         before = dict(built.games)
-        moved = None if full or hidden != built.hidden else [
-            game_id for game_id, seq in last_seqs.items() if game_id not in before or before[game_id].last_seq != seq]
+        # Players hidden or shown since: the games they sat in are drawn anew (their names are in the steps).
+        # A legacy hidden row names nobody by a key of today: every game is read again, as for a new pbem.
+        switched = set(hidden) ^ set(built.hidden)
+        renamed = {game_id for game_id, game in before.items() if switched & set(game.people)}
+        legacy = any(key.startswith("legacy:") for key in switched)
+        moved = None if full or legacy else [
+            game_id for game_id, seq in last_seqs.items()
+            if game_id not in before or before[game_id].last_seq != seq or game_id in renamed]
         summaries = {s.id: s for s in history.summaries(engine, moved)}
         summaries.update({game_id: built.summaries[game_id] for game_id in last_seqs
                           if game_id not in summaries and game_id in built.summaries})
         built.hidden = hidden
-        changed = [s for game_id, s in sorted(summaries.items()) if _page_is_stale(site, before.get(game_id), s)]
+        changed = [s for game_id, s in sorted(summaries.items())
+                   if game_id in renamed or _page_is_stale(site, before.get(game_id), s)]
         removed = set(before) - set(summaries)
         for done, summary in enumerate(changed, start=1):
-            drawn, shown = _update_game(engine, site, before.get(summary.id), summary, history.record)
-            built.games[summary.id] = BuiltGame.of(shown)
+            drawn, shown, people = _update_game(engine, site, before.get(summary.id), summary, history.record,
+                                                redraw=summary.id in renamed)
+            built.games[summary.id] = BuiltGame.of(shown, people)
             summaries[summary.id] = shown  # the index and the player pages show the game as its page does
             report.steps += drawn
             report.games += 1
@@ -493,6 +533,7 @@ def build(engine: Engine, folder: str | os.PathLike[str], *, full: bool = False,
             report.pages += written
             report.removed += gone
         write_atomically(site.state, built.to_json())
+        site.write_mark(mark)
     report.seconds = round(time.monotonic() - started, 3)
     return report
 
@@ -509,12 +550,14 @@ def _players_see_a_change(before: BuiltGame | None, summary: GameSummary) -> boo
 
 
 def _update_game(engine: Engine, site: SiteFolder, before: BuiltGame | None, summary: GameSummary,
-                 record_of: Callable[..., GameRecord]) -> tuple[int, GameSummary]:
-    """Draw the game's new steps (all of them when the kept ones will not do) and write its page; the number
-    of steps drawn, and the game as its page shows it (it may have moved on since ``summary`` was read)."""
+                 record_of: Callable[..., GameRecord], *,
+                 redraw: bool = False) -> tuple[int, GameSummary, tuple[str, ...]]:
+    """Draw the game's new steps (all of them when the kept ones will not do, or ``redraw``) and write its page;
+    the number of steps drawn, the game as its page shows it (it may have moved on since ``summary`` was read)
+    and the keys of everybody who sat at its table."""
     steps: list[DrawnStep] = []
     record = None
-    if before is not None and _steps_still_hold(before, summary):
+    if before is not None and not redraw and _steps_still_hold(before, summary):
         kept = site.read_steps(summary.id)
         if kept is not None:
             record = record_of(engine, summary.id, steps_after=before.last_seq)
@@ -529,7 +572,7 @@ def _update_game(engine: Engine, site: SiteFolder, before: BuiltGame | None, sum
     steps += fresh
     site.write_steps(summary.id, steps)
     write_atomically(site.game_page(summary.id), game_page(record, steps))
-    return len(fresh), record.summary
+    return len(fresh), record.summary, record.people
 
 
 def _steps_still_hold(before: BuiltGame, summary: GameSummary) -> bool:

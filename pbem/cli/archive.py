@@ -144,7 +144,9 @@ def archive_hide_name(
     email: str = EMAIL,
 ) -> None:
     """Show a player in the archive without their name: as "Player" and the start of their key, on every
-    page, in every game (the next build writes the pages anew). The address is never on the site either way.
+    page, in every game (the next build writes the pages anew). Their name and its first word, in any case,
+    are replaced in what people wrote too (talk, the moderator's reasons). The address is never on the site
+    either way, and the key cannot be told from it without this installation's database.
 
     Example:
 

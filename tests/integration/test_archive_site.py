@@ -156,7 +156,7 @@ def test_the_site_has_every_page_and_nothing_it_must_not_show(engine, tmp_path: 
     print(f"built in {report.seconds:.2f} s: {report}")
     assert (report.games, report.full) == (3, True)
     files = site_files(folder)
-    keys = {name: history.player_key(address) for name, address in (ANN, BOB, CY, DEE, EVE)}
+    keys = {name: history.player_key(engine, address) for name, address in (ANN, BOB, CY, DEE, EVE)}
     expected = {"index.html", "style.css", "archive.js", "games/1.html", "games/2.html", "games/3.html",
                 *(f"players/{keys[name]}.html" for name, _ in (ANN, BOB, CY, DEE))}
     assert expected <= set(files), sorted(expected - set(files))
@@ -220,7 +220,7 @@ def test_a_build_rewrites_only_what_changed(engine, played: Played, tmp_path: Pa
     steps = RUNNING_SETUP.commands + len(played.rest_of_running) + 1
     assert (ended.games, ended.steps) == (1, steps), ended  # every step once more: now with the hands
     after_end = pages(folder)
-    players = {f"players/{history.player_key(address)}.html" for _, address in RUNNING_SETUP.players}
+    players = {f"players/{history.player_key(engine, address)}.html" for _, address in RUNNING_SETUP.players}
     assert changed(after_one, after_end) == {"games/3.html", "index.html"} | players
     assert final_hands(RUNNING, Setup(RUNNING_SETUP.kind, RUNNING_SETUP.players, RUNNING_SETUP.seed))[0] in \
         after_end["games/3.html"][0].decode()
@@ -232,7 +232,7 @@ def test_a_build_rewrites_only_what_changed(engine, played: Played, tmp_path: Pa
     assert hidden.games == 2 and hidden.removed >= 1, hidden  # Cyrus's two games, under his new name
     for name, data in site_files(folder).items():
         assert CY[0] not in data.decode(), f"the hidden player's name in {name}"
-    assert history.hidden_name(history.player_key(CY[1])) in (folder / "index.html").read_text()
+    assert history.hidden_name(history.player_key(engine, CY[1])) in (folder / "index.html").read_text()
     print(f"first build {first.seconds:.2f} s ({first.steps} steps), one more command {one_more.seconds:.2f} s, "
           f"the end {ended.seconds:.2f} s, a game left out and a name hidden {hidden.seconds:.2f} s")
 
@@ -248,7 +248,7 @@ def test_the_command_line_builds_and_hides(engine, tmp_path: Path) -> None:
     assert (report["games"], report["full"], report["folder"]) == (3, True, str(folder))
 
     result = runner.invoke(app, ["--db", url, "archive", "hide-name", DEE[1]])
-    assert result.exit_code == 0 and history.hidden_name(history.player_key(DEE[1])) in result.stdout, result.output
+    assert result.exit_code == 0 and history.hidden_name(history.player_key(engine, DEE[1])) in result.stdout, result.output
     report = json.loads(runner.invoke(app, ["--db", url, "archive", "build", str(folder), "--json"]).stdout)
     assert (report["games"], report["full"]) == (1, False)
     assert DEE[0] not in (folder / "index.html").read_text()
