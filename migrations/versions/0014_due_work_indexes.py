@@ -38,9 +38,10 @@ clocks = sa.table("decision_clocks", sa.column("game_id", sa.Integer), sa.column
 
 
 def upgrade() -> None:
-    with op.batch_alter_table('games', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('robot_due', sa.Boolean(), server_default=sa.false(), nullable=False))
-        batch_op.create_index(batch_op.f('ix_games_robot_due'), ['robot_due'], unique=False)
+    # Plain ALTER TABLE ADD COLUMN on both databases: a batch would copy the games table on SQLite, which its
+    # foreign keys forbid once games exist.
+    op.add_column('games', sa.Column('robot_due', sa.Boolean(), server_default=sa.false(), nullable=False))
+    op.create_index(op.f('ix_games_robot_due'), 'games', ['robot_due'], unique=False)
     # Every running game keeps an open clock for the seat that must decide (a game from before clocks gets one at
     # the worker's next look, which marks it then).
     robot_to_decide = sa.exists().where(
@@ -48,8 +49,7 @@ def upgrade() -> None:
         seats.c.seat == clocks.c.seat, seats.c.robot != "")
     op.execute(games.update().where(games.c.status == "active", robot_to_decide).values(robot_due=True))
 
-    with op.batch_alter_table('seats', schema=None) as batch_op:
-        batch_op.create_index(batch_op.f('ix_seats_digest_at'), ['digest_at'], unique=False)
+    op.create_index(op.f('ix_seats_digest_at'), 'seats', ['digest_at'], unique=False)
     on_digest = sa.exists().where(
         games.c.id == seats.c.game_id, games.c.status.in_(("active", "paused")),
         sa.or_(seats.c.delivery == "digest", sa.and_(seats.c.delivery == "", games.c.delivery == "digest")))
@@ -68,8 +68,6 @@ def downgrade() -> None:
     for name, _, _ in CLOCK_INDEXES:
         op.drop_index(name, table_name='decision_clocks')
     op.create_index('ix_decision_clocks_closed_at', 'decision_clocks', ['closed_at'], unique=False)
-    with op.batch_alter_table('seats', schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f('ix_seats_digest_at'))
-    with op.batch_alter_table('games', schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f('ix_games_robot_due'))
-        batch_op.drop_column('robot_due')
+    op.drop_index(op.f('ix_seats_digest_at'), table_name='seats')
+    op.drop_index(op.f('ix_games_robot_due'), table_name='games')
+    op.drop_column('games', 'robot_due')  # SQLite 3.35 or newer drops it in place, as PostgreSQL
