@@ -490,6 +490,9 @@ def read_config_file(path: Path, named_by: str | None) -> dict[str, Any] | None:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"cannot read {where}: it is not TOML: {exc}") from exc
+    except ValueError as exc:  # an integer of more than 4300 digits, which Python will not convert
+        raise ConfigError(f"cannot read {where}: it is not a config file pbem can read: "
+                          f"{str(exc).split(':')[0]}") from exc
     except RecursionError as exc:
         raise ConfigError(f"cannot read {where}: it is not TOML: nested too deeply") from exc
 

@@ -482,6 +482,7 @@ NUMBERS = [
     ("negative", "-1", "-1"),
     ("zero", "0", "0"),
     ("huge", "99999999999999999999999999", "99999999999999999999999999"),
+    ("5000-digits", "9" * 5000, "9" * 5000),  # (more than Python converts to an int)
     ("exponent", "1e400", "1e400"),
     ("nan", "nan", "nan"),
     ("inf", "inf", "inf"),

@@ -113,6 +113,8 @@ def test_the_default_config_file_is_checked_as_strictly_when_it_exists(tmp_path:
     (b"\x00\x01\x02\x03", "it is not TOML"),
     (b"\xef\xbb\xbf[database]\n", "it is not TOML"),  # a byte order mark is no TOML either
     (b"a = " + b"[" * 5000 + b"]" * 5000, "it is not TOML"),
+    (b"a = " + b"{b = " * 3000 + b"1" + b"}" * 3000, "nested too deeply"),
+    (b"[imap]\nport = " + b"9" * 5000, "Exceeds the limit (4300 digits)"),
     (b"# " + b"x" * (2**20 + 10), "larger than 1 MB"),
 ])
 def test_a_file_that_is_not_a_toml_config_is_refused(tmp_path: Path, content: bytes, fragment: str) -> None:
