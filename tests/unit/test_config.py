@@ -349,10 +349,13 @@ def test_a_value_of_the_wrong_kind_in_the_file_is_refused(tmp_path: Path, sectio
 
 
 def test_every_setting_has_a_hostile_value_in_the_file_and_in_the_environment() -> None:
+    """A setting added to pbem.config.SETTINGS needs a line in HOSTILE_VALUES, and its variable one in
+    HOSTILE_ENVIRONMENT (tests/e2e/test_cli_bad_input.py tries more values of every kind by itself)."""
     in_file = {(s, k) for s, k, _, _ in HOSTILE_VALUES}
-    assert in_file == {(s.section, s.key) for s in SETTINGS}
-    assert {name for name, _, _ in HOSTILE_ENVIRONMENT} == {s.env for s in SETTINGS if s.env} | {
-        name for name, kind in VARIABLES.items() if kind is not None}
+    assert {(s.section, s.key) for s in SETTINGS} - in_file == set(), "add a wrong value of each to HOSTILE_VALUES"
+    assert in_file <= {(s.section, s.key) for s in SETTINGS}
+    variables = {s.env for s in SETTINGS if s.env} | {name for name, kind in VARIABLES.items() if kind is not None}
+    assert variables == {name for name, _, _ in HOSTILE_ENVIRONMENT}, "add a wrong value to HOSTILE_ENVIRONMENT"
 
 
 HOSTILE_ENVIRONMENT = [  # (variable, value, what the message says)
