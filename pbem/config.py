@@ -327,7 +327,6 @@ def _database_url(value: Any, from_text: bool) -> str:
     return value
 
 
-TEXT = Kind("text", lambda value, from_text: _text(value))
 PORT = Kind("a whole number from 1 to 65535", _port)
 COUNT = Kind("a whole number from 0 to 1000000000", _count)
 SECONDS = Kind("seconds, more than 0 and at most 86400", _seconds)
