@@ -7,6 +7,7 @@
 - `hide-name` hides the name and its first word in any case, as whole words, in every file of the site: the
   player lists, the talk of the other players, the moderator's reasons and messages. A player replaced out of
   a game and hidden afterwards disappears from that game's page at the next build.
+- A site built with the old keys loses its old player pages at the next build, and its links lead to the new.
 - Migration 0013 carries the players hidden under the old keys over, on SQLite and PostgreSQL: those in games
   (also one replaced since) by the seats' addresses, and one in no game yet by a legacy row that the old
   formula matches once they play; showing that player by name again removes it.
@@ -239,3 +240,32 @@ def copy_game(source: sa.Engine, target: sa.Engine) -> None:
         if target.dialect.name == "postgresql":
             for table in tables:
                 writing.exec_driver_sql(f"SELECT setval('{table}_id_seq', (SELECT max(id) FROM {table}))")
+
+
+def test_a_site_built_with_the_old_keys_is_made_over(sqlite_url: str, tmp_path: Path) -> None:
+    """A site an older pbem built (its state in format 2, its player pages named by the old keys) loses every
+    old player page at the next build, and every link of every page leads to a page of the site."""
+    engine = make_engine(sqlite_url)
+    games = GameService(engine)
+    play(games, Setup("fifth-avenue", (ZOE, BOB), seed=1, commands=3))
+    folder = tmp_path / "site"
+    build(engine, folder)
+    state = folder / ".pbem-archive" / "state.json"
+    for email in (ZOE[1], BOB[1]):  # what the old pbem wrote: pages and links by the old keys
+        key = history.player_key(engine, email)
+        (folder / "players" / f"{key}.html").rename(folder / "players" / f"{old_key(email)}.html")
+        for page in [folder / "index.html", *folder.glob("*/*.html"), state]:
+            page.write_text(page.read_text().replace(key, old_key(email)))
+    state.write_text(state.read_text().replace('"format": 3', '"format": 2'))
+    (folder / ".pbem-archive" / "mark.json").unlink()
+
+    report = build(engine, folder)
+    assert report.full and report.removed == 2, report
+    keys = {history.player_key(engine, email) for email in (ZOE[1], BOB[1])}
+    assert {page.stem for page in (folder / "players").glob("*.html")} == keys
+    for page in [folder / "index.html", *folder.glob("*/*.html")]:
+        text = page.read_text()
+        assert not any(old_key(email) in text for email in (ZOE[1], BOB[1])), page
+        for link in re.findall(r'href="([^"#]+)', text):
+            assert (page.parent / link).resolve().is_file(), (page, link)
+    engine.dispose()
