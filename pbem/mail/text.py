@@ -31,8 +31,10 @@ What is dropped (see ``reply_lines``):
 
 A mail whose text is split by inline images (Apple Mail, iOS: text, image,
 text) is read as one text, its parts joined in order. Up to MAX_READ_BYTES of
-body are read, so a short answer above a long quote is read; the player's own
-lines may hold at most MAX_TEXT_BYTES.
+plain body (MAX_HTML_BYTES of HTML) are read, so a short answer above a long
+quote is read; the player's own lines may hold at most MAX_TEXT_BYTES, in at
+most MAX_TEXT_LINES lines. A larger mail is refused whole ("oversized"): what
+one mail costs to read stays bounded.
 
 No reply-parsing library is used. Tried on the corpus in tests/data/mail
 (fed the text this module decodes; 40 mails): mail-parser-reply 1.36 got 20
@@ -49,7 +51,9 @@ Markdown, escapes command text and is GPL-licensed).
 
 from __future__ import annotations
 
+import bisect
 import codecs
+from collections import Counter
 from collections.abc import Callable
 import re
 from dataclasses import dataclass, field
@@ -58,14 +62,19 @@ from email.message import EmailMessage, Message
 from email.parser import BytesParser
 from html.parser import HTMLParser
 
-MAX_TEXT_BYTES = 1_000_000  # the player's own kept lines, summed; more is not a game mail
-MAX_READ_BYTES = 20_000_000  # the decoded body; a larger one is not read at all (time and memory stay bounded)
+# What one mail may cost to read is bounded by these (bench/hostile.py's worst cases: about a second each). A
+# player's own text is commands, a few lines of talk (at most 4,000 characters are relayed) and some prose.
+MAX_TEXT_BYTES = 64_000  # the player's own kept lines, summed; more is not a game mail
+MAX_TEXT_LINES = 2_000  # ... and as many lines (a line of one character costs as much to read as a long one)
+MAX_READ_BYTES = 4_000_000  # the decoded plain body; a larger one is not read at all (a short answer above a long
+# quote is read: a 4 MB quote is read in about 0.2 s)
+MAX_HTML_BYTES = 1_000_000  # an HTML body (only read when a mail has no plain text): a dense one is read at ~1 MB/s
 MAX_PARTS = 500  # MIME parts looked at in one mail; the rest are ignored
 MAX_DEPTH = 20  # nesting of multiparts followed
 MAX_PATTERN_LINE = 1000  # longer lines are kept without looking for headers, signatures or our board in them
 
 __all__ = [
-    "MAX_TEXT_BYTES", "MAX_READ_BYTES", "MailText", "read_message", "extract_text", "reply_lines", "html_to_text",
+    "MAX_HTML_BYTES", "MAX_TEXT_BYTES", "MAX_TEXT_LINES", "MAX_READ_BYTES", "MailText", "read_message", "extract_text", "reply_lines", "html_to_text",
     "decode_payload", "same_line_attribution",
 ]
 
@@ -80,7 +89,8 @@ class MailText:
     body_type: str  # "plain", "html" or "none"
     lines: list[str]  # the player's own new lines, in order, each stripped, blank lines dropped
     ignored: list[str] = field(default_factory=list)  # short descriptions of what was skipped
-    oversized: bool = False  # body over MAX_READ_BYTES, or own lines over MAX_TEXT_BYTES: lines is then []
+    oversized: bool = False  # body over MAX_READ_BYTES (HTML: MAX_HTML_BYTES), or own lines over MAX_TEXT_BYTES or
+    # MAX_TEXT_LINES: lines is then []
 
 
 # =========================================================================== reading
@@ -128,15 +138,19 @@ def _extract(msg: Message, pasted: Pasted | None) -> MailText:
         return MailText(body="", body_type="none", lines=[], ignored=ignored + ["no text body"])
 
     size = sum(_utf8_size(text) for text in texts)
-    if size > MAX_READ_BYTES:
-        ignored.append(f"oversized {body_type} body ({size} bytes, at most {MAX_READ_BYTES})")
+    ceiling = MAX_HTML_BYTES if body_type == "html" else MAX_READ_BYTES
+    if size > ceiling:
+        ignored.append(f"oversized {body_type} body ({size} bytes, at most {ceiling})")
         return MailText(body="\n".join(texts), body_type=body_type, lines=[], ignored=ignored, oversized=True)
 
     body, text = _readable(body_type, parts, texts)
-    lines, skipped = reply_lines(text, limit=MAX_TEXT_BYTES, pasted=pasted)
+    lines, skipped = reply_lines(text, limit=MAX_TEXT_BYTES, pasted=pasted, max_lines=MAX_TEXT_LINES)
     ignored += skipped
     if sum(_utf8_size(line) for line in lines) > MAX_TEXT_BYTES:  # the quote may be long, the player's text not
         ignored.append(f"oversized: the player's own lines pass {MAX_TEXT_BYTES} bytes")
+        return MailText(body=body, body_type=body_type, lines=[], ignored=ignored, oversized=True)
+    if len(lines) > MAX_TEXT_LINES:
+        ignored.append(f"oversized: the player's own lines are more than {MAX_TEXT_LINES}")
         return MailText(body=body, body_type=body_type, lines=[], ignored=ignored, oversized=True)
     return MailText(body=body, body_type=body_type, lines=lines, ignored=ignored)
 
@@ -405,6 +419,19 @@ class _HtmlText(HTMLParser):
         self.skip = 0  # inside script, style, head ...
         self.pre = 0
         self.stack: list[tuple[str, bool]] = []  # open tags, and whether each opened a quote level
+        # How many of each tag the stack holds, and whether the current line has text yet: kept as they change,
+        # since looking again at every tag made a mail of many tags cost the square of its size (a 1 MB one, 46 s).
+        self.open_tags: Counter[str] = Counter()
+        self.current_has_text = False
+
+    def push(self, tag: str, quote: bool) -> None:
+        self.stack.append((tag, quote))
+        self.open_tags[tag] += 1
+
+    def pop(self) -> tuple[str, bool]:
+        tag, quote = self.stack.pop()
+        self.open_tags[tag] -= 1
+        return tag, quote
 
     def newline(self) -> None:
         text = "".join(self.current).replace("\xa0", " ")
@@ -414,11 +441,13 @@ class _HtmlText(HTMLParser):
         if text:
             self.lines.append(("> " * self.current_depth) + text)
         self.current = []
+        self.current_has_text = False
         self.current_depth = self.depth
 
     def add(self, text: str) -> None:
-        if not self.current or not "".join(self.current).strip():
+        if not self.current_has_text:
             self.current_depth = self.depth
+            self.current_has_text = bool(text.strip())
         self.current.append(text)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -426,7 +455,7 @@ class _HtmlText(HTMLParser):
         if tag in _SKIP_TAGS:
             if tag not in _VOID_TAGS:
                 self.skip += 1
-                self.stack.append((tag, False))
+                self.push(tag, False)
             return
         if tag == "body":
             self.skip = 0  # a head never closed ends here
@@ -453,7 +482,7 @@ class _HtmlText(HTMLParser):
         if quote:
             self.depth += 1
             self.current_depth = self.depth
-        self.stack.append((tag, quote))
+        self.push(tag, quote)
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         tag = tag.lower()
@@ -466,12 +495,12 @@ class _HtmlText(HTMLParser):
 
     def handle_endtag(self, tag: str) -> None:
         tag = tag.lower()
-        if not any(open_tag == tag for open_tag, _ in self.stack):
+        if not self.open_tags[tag]:
             if tag in _BLOCK_TAGS or tag == "br":
                 self.newline()
             return
         while self.stack:
-            open_tag, quote = self.stack.pop()
+            open_tag, quote = self.pop()
             if open_tag in _SKIP_TAGS:
                 self.skip = max(0, self.skip - 1)
                 if open_tag == tag:
@@ -664,7 +693,20 @@ def _plural(n: int, word: str) -> str:
 TALK_WORDS = ("say", "moderator")  # a text of several lines follows, up to a line 'end'
 
 
-def reply_lines(text: str, limit: int | None = None, pasted: Pasted | None = None) -> tuple[list[str], list[str]]:
+def end_lines(lines: list[str]) -> list[int]:
+    """The indexes of the lines 'end' (any case, already stripped), in order."""
+    return [j for j, line in enumerate(lines) if line.lower() == "end"]
+
+
+def next_end(ends: list[int], i: int) -> int:
+    """The first of ``ends`` after line ``i``, or -1. A bisection, not a scan: a mail of thousands of talk lines
+    without an 'end' would otherwise cost the square of its lines."""
+    at = bisect.bisect_right(ends, i)
+    return ends[at] if at < len(ends) else -1
+
+
+def reply_lines(text: str, limit: int | None = None, pasted: Pasted | None = None,
+                max_lines: int | None = None) -> tuple[list[str], list[str]]:
     """The player's own lines in a reply's text, and what was skipped.
 
     Each kept line is stripped; blank lines are dropped. The rules are in the
@@ -688,6 +730,7 @@ def reply_lines(text: str, limit: int | None = None, pasted: Pasted | None = Non
     attributions = 0
     stop: str | None = None
     talk_ends = -1  # the 'end' line that closes a 'say' or 'moderator' text: it ends that text, not the mail
+    ends = end_lines(stripped)
     i = 0
     while i < len(stripped):
         s = stripped[i]
@@ -695,7 +738,7 @@ def reply_lines(text: str, limit: int | None = None, pasted: Pasted | None = Non
             i += 1
             continue
         if i > talk_ends and s.split(maxsplit=1)[0].lower().rstrip(":,") in TALK_WORDS:
-            talk_ends = next((j for j in range(i + 1, len(stripped)) if stripped[j].lower() == "end"), -1)
+            talk_ends = next_end(ends, i)
         if i == talk_ends:
             kept.append(s)
             i += 1
@@ -723,6 +766,9 @@ def reply_lines(text: str, limit: int | None = None, pasted: Pasted | None = Non
         i += 1
         if limit is not None and kept_bytes > limit:
             stop = f"text after {limit} bytes of own lines ({_plural(_count(stripped, i), 'line')})"
+            break
+        if max_lines is not None and len(kept) > max_lines:
+            stop = f"text after {max_lines} own lines ({_plural(_count(stripped, i), 'line')})"
             break
 
     if quoted:
