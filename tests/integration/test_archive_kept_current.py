@@ -3,7 +3,7 @@ the site shows is missed (issue 32, point 11), on SQLite and PostgreSQL.
 
 A build that finds the store's mark (``history.mark``: its newest event and the archive's generation) as it
 left it in ``.pbem-archive/mark.json`` returns at once: it neither asks the store for every game nor reads the
-state file (both are made to fail here to prove it). Each change the site must show is then made in turn and
+state file nor waits for another build's lock (each is made to fail here to prove it). Each change the site must show is then made in turn and
 must reach the pages at the next build: a move, a game left out and shown again, a player hidden and shown,
 a pause, a resume and an abort, a seat given to another player, talk; an event nobody outside one player may
 read is not shown but moves the mark. On PostgreSQL an event written by a transaction that took its number
@@ -48,6 +48,7 @@ def idle_build(engine: sa.Engine, folder: Path, monkeypatch: pytest.MonkeyPatch)
         patched.setattr(history, "archived_games", refused)
         patched.setattr(history, "summaries", refused)
         patched.setattr(site.BuiltSite, "read", refused)
+        patched.setattr(site, "_only_builder", refused)  # nor waits for a build of the moderator's
         report = build(engine, folder)
     assert (report.games, report.pages, report.steps, report.removed) == (0, 0, 0, 0), report
     return report
