@@ -32,7 +32,7 @@ from sqlmodel import Session, select
 
 from ..games import get_game
 from ..timespans import TimingError
-from ..store.models import Absence, DecisionClock, Game, GameStatus, Mark
+from ..store.models import Absence, DecisionClock, Game, GameStatus, Mark, Seat
 
 from .game_info import GameInfo
 from .timing import Timing
@@ -43,6 +43,7 @@ ANNOUNCE_AHEAD = timedelta(days=366)  # how far ahead an absence may start: date
 LATE_NOTICE_EVERY = timedelta(days=1)
 DIGEST_EVERY = timedelta(days=1)
 CHECK_MARK = "deadline-check"
+CLOCKS_MARK = "deadline-clocks"  # the running games that had no clock (from before clocks) were given one
 
 
 def aware(moment: datetime) -> datetime:
@@ -74,15 +75,19 @@ def close_clock(s: Session, game_id: int, now: datetime) -> None:
 def open_clock(s: Session, game: Game, info: GameInfo, now: datetime) -> DecisionClock | None:
     """Close the game's open clock and start one for the decision now due (none if nobody must decide).
 
-    Sets ``info.due_at``, which the mails asking for the decision show."""
+    Sets ``info.due_at``, which the mails asking for the decision show, and ``game.robot_due``: every change
+    of a game's position, status or players comes here, so the worker's robots find the games where one of
+    them must decide in that column's index (services.robot_seats) without loading the others."""
     close_clock(s, game.id, now)
     state = info.state
     info.due_at = None
+    game.robot_due = False
     if game.status != GameStatus.ACTIVE or state is None or state.is_terminal():
         return None
     engine = get_game(game.kind)
     kind = engine.decision_kind(state)
     seat = state.current_player()
+    game.robot_due = bool(info.player(seat).robot)
     timing = Timing.from_dict(game.timing)
     length = timing.length(kind)
     due, remind = now + length, now + length * timing.reminder
@@ -108,6 +113,23 @@ def retime_clock(s: Session, game: Game, now: datetime) -> DecisionClock | None:
         s.add(clock)
         return clock
     return None
+
+
+# --------------------------------------------------------------------------- the days of delivery "digest"
+
+
+def start_digest_days(s: Session, game: Game, now: datetime) -> None:
+    """After the game's or a player's choice of mails changed (or the game came in by import): each player of a
+    running game now on delivery "digest" has a day running (``Seat.digest_at``; one that ended long ago, from
+    an earlier choice, starts again now), and the others have none. The timekeeper finds the days that end in
+    that column's index, so it never looks for digest players among all the seats."""
+    running = game.status in (GameStatus.ACTIVE, GameStatus.PAUSED)
+    for seat in s.exec(select(Seat).where(Seat.game_id == game.id)).all():
+        if not running or (seat.delivery or game.delivery) != "digest":
+            seat.digest_at = None
+        elif seat.digest_at is None or aware(seat.digest_at) <= now - DIGEST_EVERY:
+            seat.digest_at = now
+        s.add(seat)
 
 
 # --------------------------------------------------------------------------- absences

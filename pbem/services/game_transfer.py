@@ -427,6 +427,7 @@ def import_game(games: GameService, doc: Any) -> int:
         s.add(Snapshot(game_id=game.id, seq=last, state=state.to_json(), created_at=now))
         s.flush()
         deadlines.open_clock(s, game, games.load(s, game), now)
+        deadlines.start_digest_days(s, game, now)
         try:
             uow.commit()
         except IntegrityError as exc:  # a last guard: the checks above should have caught it

@@ -488,6 +488,8 @@ class GameService(GameReader):
                 seat = next(x for x in self._seats(s, game_id) if x.seat == found)
                 setattr(seat, name, value)
                 s.add(seat)
+            if name == "delivery":
+                deadlines.start_digest_days(s, game, self.clock())
             uow.commit()
             return value
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import datetime, timedelta
 
+from sqlalchemy import literal_column
 from sqlmodel import select
 
 from ..store.models import InboundMail
@@ -25,6 +26,13 @@ REFUSED = ("no-secret", "wrong-secret", "impersonation")  # outcomes of mail tha
 SUSPICIOUS = ("wrong-secret", "impersonation")  # the moderator hears of these
 EVERY = timedelta(hours=1)
 LOOK_BACK = timedelta(days=7)  # refusals older than this when first seen are not told any more
+# A refusal is told at the first look an hour after the previous digest to its address, so within EVERY of
+# coming in: a look reads only the refusals since its last look less that (and less SETTLING, for a mail whose
+# record was committed a while after it was stamped), not a week of them at every pass. The time of the last
+# look is written at most every LOOKED_EVERY, not at every pass.
+LOOKED = "refused-looked"
+LOOKED_EVERY = timedelta(minutes=10)
+SETTLING = timedelta(minutes=10)
 LISTED = 20  # refusals listed in one digest; the rest are counted
 MODERATOR = "moderator"
 
@@ -51,9 +59,13 @@ class RefusalDigest:
         with UnitOfWork(self.ledger.engine, write=True) as uow:
             uow.serialize("refused-mail digests")  # two workers never send one digest twice
             s = uow.session
-            rows = s.exec(select(InboundMail).where(
-                InboundMail.seat_email != "", InboundMail.outcome.in_(REFUSED),
-                InboundMail.received_at >= now - LOOK_BACK).order_by(InboundMail.id)).all()
+            looked = get_mark(s, LOOKED)
+            since = now - LOOK_BACK if looked is None else max(now - LOOK_BACK, min(looked, now) - EVERY - SETTLING)
+            # In the partial index of refused mail (its condition as SQLite must read it: a literal, not a
+            # parameter), by time; sorted here, since an ORDER BY would make the database prefer another index.
+            rows = sorted(s.exec(select(InboundMail).where(
+                InboundMail.seat_email != literal_column("''"), InboundMail.received_at >= since,
+                InboundMail.outcome.in_(REFUSED))).all(), key=lambda row: row.id)
             by_seat: dict[str, list[InboundMail]] = defaultdict(list)
             for row in rows:
                 by_seat[row.seat_email].append(row)
@@ -69,7 +81,10 @@ class RefusalDigest:
                 if pending:
                     mails.append(self._to_moderator(pending, now))
                     told.append(self.moderator)
-            if mails:
+            remember = looked is None or now - looked >= LOOKED_EVERY
+            if remember:
+                set_mark(s, LOOKED, now)
+            if mails or remember:
                 s.add_all(mails)
                 uow.commit()
         return told

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy import true
 from sqlmodel import select
 
 from ..games import get_game
@@ -112,21 +113,37 @@ class RobotPlayers:
                 select(Seat.game_id).join(Game, Game.id == Seat.game_id)
                 .where(Seat.robot != "", Game.status == GameStatus.ACTIVE)).all()))
 
+    def due_games(self, game_ids: list[int] | None = None) -> list[int]:
+        """The running games (of ``game_ids``, default: all) where a robot must decide now: found in the index of
+        ``games.robot_due``, which every change of a game keeps (``deadlines.open_clock``; the timekeeper when
+        a robot takes a late player's seat), so a pass reads nothing of the games that wait for a person,
+        however many they are."""
+        if game_ids is not None and not game_ids:
+            return []
+        wanted = [] if game_ids is None else [Game.id.in_(game_ids)]  # type: ignore[attr-defined]
+        with UnitOfWork(self.games.engine) as uow:
+            # The mark alone, which only a running game has: with the status beside it, a database without
+            # statistics may choose the index of the status and read every running game.
+            return list(uow.session.exec(select(Game.id).where(Game.robot_due == true(), *wanted)
+                                         .order_by(Game.id)).all())
+
     def play_due(self, game_ids: list[int] | None = None, *, most: int = MOST_MOVES_A_PASS,
                  seconds: float = MOST_SECONDS_A_PASS) -> RobotMoves:
         """Every robot whose decision is due plays it, game after game, until a person must decide, or until
         ``most`` moves were made or ``seconds`` spent (``more`` then says decisions are still due). Each move is a
-        submission of its own, committed as a person's would be."""
+        submission of its own, committed as a person's would be. The games are those of ``due_games``, looked up
+        once: a robot that cannot play is tried once a call, and again by the next pass."""
         done = RobotMoves()
         stop_at = self.clock() + seconds
-        for game_id in self.games_with_robots() if game_ids is None else game_ids:
+        for game_id in self.due_games(game_ids):
+            first = True
             while True:
                 info = self.games.get(game_id)
-                if info.over or info.status != GameStatus.ACTIVE:
-                    break
-                seat = info.state.current_player()
+                seat = -1 if info.over or info.status != GameStatus.ACTIVE else info.state.current_player()
                 robot = info.player(seat).robot if seat >= 0 else ""
                 if not robot:
+                    if first:
+                        self._not_due(game_id)
                     break
                 if len(done.moves) >= most or self.clock() >= stop_at:
                     done.more = True
@@ -141,7 +158,18 @@ class RobotPlayers:
                     done.failed.append((game_id, seat, f"{type(exc).__name__}: {exc}"[:300]))
                     break
                 done.moves.append((game_id, seat, command))
+                first = False
         return done
+
+    def _not_due(self, game_id: int) -> None:
+        """A game marked for its robots where no robot must decide (which no change of a game leaves behind):
+        the mark goes, under the game's lock and only if still so, so no pass loads the game again for nothing."""
+        with self.games.changing(game_id) as (uow, game, info):
+            seat = -1 if info.over or game.status != GameStatus.ACTIVE else info.state.current_player()
+            if game.robot_due and not (seat >= 0 and info.player(seat).robot):
+                game.robot_due = False
+                uow.session.add(game)
+                uow.commit()
 
     def tell_moderator(self, failed: list[tuple[int, int, str]], moderator: str) -> list[str]:
         """The moderator is told of each robot that could not play (``RobotMoves.failed``): once when it

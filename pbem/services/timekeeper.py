@@ -7,7 +7,7 @@
    deadlines and reminders that fell in between move by that time instead of
    all firing now, and the moderator is told;
 2. active games with no open clock (games from before deadlines existed) get
-   one;
+   one, in the first look at a database;
 3. passed deadlines: a bid is played for the player (``timeout_command``);
    another decision too in games set to on-timeout=auto, else the clock is
    marked expired, the player gets a late notice and the moderator a mail;
@@ -20,6 +20,11 @@
 Every change to a game is made under that game's lock, and each step checks
 again under the lock that the decision is still the one it looked at: a
 player's mail applied meanwhile, or another worker, wins.
+
+Each step finds its work in an index of what falls due (the open clocks by
+deadline, by reminder and by late notice; the digest players by the end of
+their day), so a look at which nothing is due reads nothing of the games
+that wait, however many they are (bench/idle_pass.py).
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Callable
 
-from sqlalchemy import and_, or_
+from sqlalchemy import and_, update
 from sqlmodel import Session, select
 
 from ..games import get_game
@@ -38,8 +43,8 @@ from ..store.uow import UnitOfWork
 from . import notices
 from ..timespans import format_duration, format_moment
 from ..words import plural
-from .deadlines import (CHECK_MARK, DIGEST_EVERY, LATE_NOTICE_EVERY, aware, get_mark, open_clock, open_clocks,
-                        set_mark)
+from .deadlines import (CHECK_MARK, CLOCKS_MARK, DIGEST_EVERY, LATE_NOTICE_EVERY, aware, get_mark, open_clock,
+                        open_clocks, set_mark)
 from .ledger import MailLedger
 from .games import GameService
 from .errors import CommandRejected, DecisionMoved, GameNotActive
@@ -80,6 +85,7 @@ class Timekeeper:
         self.moderator = moderator
         self.outage_gap = outage_gap
         self.log = log
+        self._all_clocked = False  # the one look for games without a clock is done (``_open_missing``)
 
     @property
     def clock(self) -> Callable[[], datetime]:
@@ -107,10 +113,16 @@ class Timekeeper:
             if last is not None and now - last > self.outage_gap:
                 gap = now - last
                 moved = []
-                for clock in s.exec(select(DecisionClock).where(DecisionClock.closed_at.is_(None),
-                                                                DecisionClock.expired_at.is_(None))).all():
+                fell = {clock.id: clock for clock in s.exec(select(DecisionClock).where(  # each in its own index
+                    DecisionClock.closed_at.is_(None), DecisionClock.expired_at.is_(None),
+                    DecisionClock.due_at > last, DecisionClock.due_at <= now)).all()}
+                fell.update({clock.id: clock for clock in s.exec(select(DecisionClock).where(
+                    DecisionClock.closed_at.is_(None), DecisionClock.reminded_at.is_(None),
+                    DecisionClock.remind_at > last, DecisionClock.remind_at <= now)).all()})
+                for clock in sorted(fell.values(), key=lambda c: c.id):
                     due, remind = aware(clock.due_at), aware(clock.remind_at)
-                    if last < due <= now or (clock.reminded_at is None and last < remind <= now):
+                    if clock.expired_at is None and (last < due <= now or (clock.reminded_at is None and
+                                                                         last < remind <= now)):
                         clock.due_at, clock.remind_at = due + gap, remind + gap
                         clock.extended = "; ".join(x for x in (clock.extended, "the worker was away") if x)
                         s.add(clock)
@@ -132,7 +144,15 @@ class Timekeeper:
     # ------------------------------------------------------------------ 2. games without a clock
 
     def _open_missing(self, now: datetime, report: TimekeeperReport) -> None:
+        """Every change that leaves a game to decide opens its clock, so only games from before there were clocks
+        can lack one: they are looked for once in a database's life (a mark says it was done), not at every
+        pass, where the look would read every running game."""
+        if self._all_clocked:
+            return
         with UnitOfWork(self.games.engine) as uow:
+            if get_mark(uow.session, CLOCKS_MARK) is not None:
+                self._all_clocked = True
+                return
             ticking = select(DecisionClock.game_id).where(DecisionClock.closed_at.is_(None))
             missing = uow.session.exec(select(Game.id).where(Game.status == GameStatus.ACTIVE,
                                                              Game.id.not_in(ticking))).all()
@@ -141,16 +161,26 @@ class Timekeeper:
                 if not open_clocks(uow.session, game_id) and open_clock(uow.session, game, info, now):
                     uow.commit()
                     report.opened.append(game_id)
+        with UnitOfWork(self.games.engine, write=True) as uow:
+            set_mark(uow.session, CLOCKS_MARK, now)
+            uow.commit()
+        self._all_clocked = True
 
     # ------------------------------------------------------------------ 3. passed deadlines
 
     def _due(self, *conditions) -> list[DecisionClock]:  # type: ignore[no-untyped-def]
+        """The open clocks of running games that meet ``conditions``, nearest deadline first. The clocks are read
+        alone, in the index their conditions name; their games only then: a join would let the database start from
+        the games and read every running one."""
         with UnitOfWork(self.games.engine) as uow:
-            clocks = list(uow.session.exec(
-                select(DecisionClock).join(Game, Game.id == DecisionClock.game_id)
-                .where(DecisionClock.closed_at.is_(None), Game.status == GameStatus.ACTIVE, *conditions)
-                .order_by(DecisionClock.due_at)).all())
-            uow.session.expunge_all()  # read-only copies: each step reads its clock again under the game's lock
+            s = uow.session
+            clocks = list(s.exec(select(DecisionClock).where(DecisionClock.closed_at.is_(None), *conditions)).all())
+            clocks.sort(key=lambda clock: (aware(clock.due_at), clock.id))  # in SQL, the order would choose the index
+            if clocks:
+                running = set(s.exec(select(Game.id).where(Game.id.in_({c.game_id for c in clocks}),
+                                                           Game.status == GameStatus.ACTIVE)).all())
+                clocks = [clock for clock in clocks if clock.game_id in running]
+            s.expunge_all()  # read-only copies: each step reads its clock again under the game's lock
             return clocks
 
     def _passed_deadlines(self, now: datetime, report: TimekeeperReport) -> None:
@@ -198,6 +228,8 @@ class Timekeeper:
             seat = s.exec(select(Seat).where(Seat.game_id == game.id, Seat.seat == current.seat)).one()
             seat.robot = "heuristic"
             s.add(seat)
+            game.robot_due = True  # the late seat's decision is the robot's now: the worker's robots find it
+            s.add(game)
             name = info.player(current.seat).name
             words = (f"{name}'s deadline passed, so a robot plays for {name} from now on, until {name} sends a "
                      "command (any command of theirs takes the seat back).")
@@ -265,19 +297,29 @@ class Timekeeper:
     # ------------------------------------------------------------------ 5. reminders and digests
 
     def _reminders(self, now: datetime, report: TimekeeperReport) -> None:
-        if not self._due(DecisionClock.expired_at.is_(None), DecisionClock.reminded_at.is_(None),
-                         DecisionClock.remind_at <= now):
+        due = self._due(DecisionClock.expired_at.is_(None), DecisionClock.reminded_at.is_(None),
+                        DecisionClock.remind_at <= now)
+        if not due:
             return  # the usual pass: nothing to remind, so the other waiting clocks need not be read
-        waiting = self._due(DecisionClock.expired_at.is_(None))
+        # Whether a reminder goes alone or in a digest depends on the other decisions its player waits on: those
+        # of the players due a reminder only, found through their addresses.
         with UnitOfWork(self.games.engine) as uow:
-            emails = {(seat.game_id, seat.seat): seat.email for seat in uow.session.exec(
-                select(Seat).where(Seat.game_id.in_({c.game_id for c in waiting}))).all()}
+            s = uow.session
+            at_seat = and_(Seat.game_id == DecisionClock.game_id, Seat.seat == DecisionClock.seat)
+            players = set(s.exec(select(Seat.email).join(DecisionClock, at_seat)
+                                 .where(DecisionClock.id.in_([c.id for c in due]))).all())
+            waiting = list(s.exec(select(DecisionClock, Seat.email).join(Seat, at_seat)
+                                  .join(Game, Game.id == DecisionClock.game_id)
+                                  .where(Seat.email.in_(players), DecisionClock.closed_at.is_(None),
+                                         DecisionClock.expired_at.is_(None), Game.status == GameStatus.ACTIVE)
+                                  .order_by(DecisionClock.due_at)).all())
+            s.expunge_all()  # read-only copies, as _due's
         by_player: dict[str, list[DecisionClock]] = defaultdict(list)
-        for clock in waiting:
-            by_player[emails[(clock.game_id, clock.seat)]].append(clock)
+        for clock, email in waiting:
+            by_player[email].append(clock)
         for email, clocks in by_player.items():
-            due = [c for c in clocks if c.reminded_at is None and aware(c.remind_at) <= now]
-            if not due:
+            due_now = [c for c in clocks if c.reminded_at is None and aware(c.remind_at) <= now]
+            if not due_now:
                 continue
             if len(clocks) == 1:
                 self._remind(clocks[0], now, report)
@@ -331,26 +373,36 @@ class Timekeeper:
 
     def _daily_mails(self, now: datetime, report: TimekeeperReport) -> None:
         """A player with delivery "digest" gets, once a day, what happened since their last mail (if anything
-        did). Their day starts when the timekeeper first sees them."""
+        did). Their day starts when they (or their game) choose it (``deadlines.start_digest_days``); the days
+        that end are found in the index of ``seats.digest_at``. A seat found there that no longer wants the
+        mail (another choice, or its game is over) loses its day, so it is not found again."""
         with UnitOfWork(self.games.engine) as uow:
-            due = uow.session.exec(select(Seat.game_id, Seat.seat).join(Game).where(
-                Game.status.in_((GameStatus.ACTIVE, GameStatus.PAUSED)),
-                or_(Seat.delivery == "digest", and_(Seat.delivery == "", Game.delivery == "digest")),
-                or_(Seat.digest_at.is_(None), Seat.digest_at <= now - DIGEST_EVERY))).all()
+            ended = uow.session.exec(
+                select(Seat.id, Seat.game_id, Seat.seat, Seat.delivery, Game.delivery, Game.status).join(Game)
+                .where(Seat.digest_at <= now - DIGEST_EVERY)).all()
+        due, done_with = [], []
+        for seat_id, game_id, seat_number, own, games_choice, status in ended:
+            if (own or games_choice) == "digest" and status in (GameStatus.ACTIVE, GameStatus.PAUSED):
+                due.append((game_id, seat_number))
+            else:
+                done_with.append(seat_id)
+        if done_with:
+            with UnitOfWork(self.games.engine, write=True) as uow:
+                uow.session.connection().execute(update(Seat).where(
+                    Seat.id.in_(done_with), Seat.digest_at <= now - DIGEST_EVERY).values(digest_at=None))
+                uow.commit()
         for game_id, seat_number in sorted(due):
             with self.games.changing(game_id) as (uow, game, info):
                 s = uow.session
                 seat = s.exec(select(Seat).where(Seat.game_id == game_id, Seat.seat == seat_number)).one()
-                if seat.digest_at is not None and aware(seat.digest_at) > now - DIGEST_EVERY:
-                    continue  # another worker sent it meanwhile
-                first = seat.digest_at is None
+                if seat.digest_at is None or aware(seat.digest_at) > now - DIGEST_EVERY:
+                    continue  # another worker sent it meanwhile, or the player chose otherwise
                 seat.digest_at = now
                 s.add(seat)
-                if not first:
-                    mails = self.games.post(s, info, lambda info: [mail for mail in [notices.daily(
-                        info, seat_number, self.games.new_message_id, now, self.games.mail_domain)] if mail])
-                    if mails:
-                        report.daily.append((game_id, seat.email))
+                mails = self.games.post(s, info, lambda info: [mail for mail in [notices.daily(
+                    info, seat_number, self.games.new_message_id, now, self.games.mail_domain)] if mail])
+                if mails:
+                    report.daily.append((game_id, seat.email))
                 uow.commit()
 
     @staticmethod

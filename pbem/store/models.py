@@ -65,6 +65,10 @@ def _string(length: int, **kw: Any) -> Any:
 class Game(SQLModel, table=True):
     model_config = DEFERRED
     __tablename__ = "games"
+    # Partial: a few rows, whatever the database's statistics say of a column that is false nearly everywhere.
+    # Its condition is written as each database's query says it (SQLite matches the text).
+    __table_args__ = (Index("ix_games_robot_due", "id", sqlite_where=sql_text("robot_due = 1"),
+                            postgresql_where=sql_text("robot_due = true")),)
 
     id: Optional[int] = Field(default=None, primary_key=True)
     kind: str = _string(WORD, index=True)  # the engine's name, e.g. "fifth-avenue"
@@ -83,8 +87,9 @@ class Game(SQLModel, table=True):
     created_at: datetime = _when(nullable=False)
     updated_at: datetime = _when(nullable=False)
     # A robot seat must decide now (kept by ``deadlines.open_clock`` at every change, services.robot_seats): the
-    # worker's pass finds its robots' work in this index instead of loading every game that has a robot.
-    robot_due: bool = Field(default=False, index=True, sa_column_kwargs={"server_default": false()})
+    # worker's pass finds its robots' work in an index of these games alone (``ix_games_robot_due``), not by
+    # loading every game that has a robot.
+    robot_due: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
 
 
 class Seat(SQLModel, table=True):
@@ -140,12 +145,16 @@ class Snapshot(SQLModel, table=True):
     created_at: datetime = _when(nullable=False)
 
 
+REFUSED_ROW = "seat_email != ''"  # a mail refused because it did not prove the seat it spoke for
+
+
 class InboundMail(SQLModel, table=True):
     model_config = DEFERRED
     __tablename__ = "inbound_mails"
-    # The digests of refused mail look at the refusals of the last hours by outcome and time (services.refusals),
-    # not at every mail ever recorded.
-    __table_args__ = (Index("ix_inbound_mails_outcome_received", "outcome", "received_at"),)
+    # The digests of refused mail look at the refusals of the last hours (services.refusals), not at every mail
+    # ever recorded: an index of the mails refused for a seat alone, by time.
+    __table_args__ = (Index("ix_inbound_mails_refused", "received_at", sqlite_where=sql_text(REFUSED_ROW),
+                            postgresql_where=sql_text(REFUSED_ROW)),)
 
     id: Optional[int] = Field(default=None, primary_key=True)
     message_id: str = _string(MESSAGE_ID, unique=True)  # the ledger key (pbem.mail.message.ledger_key)
