@@ -64,8 +64,9 @@ from html.parser import HTMLParser
 
 # What one mail may cost to read is bounded by these (bench/hostile.py's worst cases: about a second each). A
 # player's own text is commands, a few lines of talk (at most 4,000 characters are relayed) and some prose.
-MAX_TEXT_BYTES = 64_000  # the player's own kept lines, summed; more is not a game mail
-MAX_TEXT_LINES = 2_000  # ... and as many lines (a line of one character costs as much to read as a long one)
+MAX_TEXT_BYTES = 1_000_000  # the player's own kept lines, summed; more is not a game mail
+MAX_TEXT_LINES = 2_000  # ... in at most this many lines: a short line costs as much to read as a long one, which
+# skips the patterns (MAX_PATTERN_LINE); 35,000 short lines took a second
 MAX_READ_BYTES = 4_000_000  # the decoded plain body; a larger one is not read at all (a short answer above a long
 # quote is read: a 4 MB quote is read in about 0.2 s)
 MAX_HTML_BYTES = 1_000_000  # an HTML body (only read when a mail has no plain text): a dense one is read at ~1 MB/s

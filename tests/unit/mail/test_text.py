@@ -884,7 +884,7 @@ def test_a_short_command_above_a_long_html_quote_is_read():
 
 
 def test_long_own_text_is_oversized():
-    body = "bid brown 4 6\n" + filler(1_500_000, line=OWN_LINE)
+    body = "bid brown 4 6\n" + filler(1_500_000, line=OWN_LINE * 10)  # long lines: fewer than MAX_TEXT_LINES
     result = extract_text(raw_mail("Content-Type: text/plain; charset=utf-8\n", body.encode()))
     assert (result.oversized, result.lines) == (True, [])
     assert result.body == body  # read, then refused
