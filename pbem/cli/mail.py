@@ -48,7 +48,8 @@ def mail_explain(
         fail(f"{file} is larger than {MAX_MAIL_BYTES // 2**20} MB, more than a mail server passes on")
     context = app_context(ctx)
     mail = context.config.mail
-    explained = explain(raw, context.service(), game_address=mail.game_address if mail else "")
+    explained = explain(raw, context.service(), game_address=mail.game_address if mail else "",
+                        moderator=mail.moderator if mail else "")
     if as_json:
         typer.echo(json.dumps(explained.to_dict(), indent=2, default=str))
         return

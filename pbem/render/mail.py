@@ -70,8 +70,8 @@ def notice_html(subject: str, context: dict[str, Any]) -> str:
     html = html_environment().get_template("mail/notice.html.j2").render(
         subject=subject,
         preview=context["preview"],
-        happened=[_item(block) for block in context.get("happened") or []],
-        below=[_item(block) for block in context.get("below") or []],
+        happened=context.get("happened_items") or [_item(block) for block in context.get("happened") or []],
+        below=context.get("below_items") or [_item(block) for block in context.get("below") or []],
         earlier=context.get("earlier", 0),
         note=[_unwrap(paragraph) for paragraph in context.get("note") or []],
         decision=_decision(decision) if decision else None,
@@ -98,7 +98,7 @@ def _item(block: list[str]) -> dict[str, Any]:
     {headline, details}."""
     head, *details = block
     return {"headline": _unwrap(head.strip().removeprefix("* ")),
-            "details": [_unwrap(d.strip().removeprefix("- ")) for d in details]}
+            "details": [_unwrap(d.strip().removeprefix("- ")) for d in details], "speaker": "", "said": []}
 
 
 def _decision(decision: dict[str, Any]) -> dict[str, Any]:

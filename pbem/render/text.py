@@ -312,6 +312,22 @@ def wrap(text: Any, width: int = WIDTH, indent: str = "", hang: str | None = Non
     )
 
 
+SAID = " | "  # between a speaker's name and each line of their words: no line of pbem's own starts so
+
+
+def said_lines(speaker: str, lines: Iterable[str], indent: str = "  ", width: int = WIDTH) -> list[str]:
+    """What a person wrote, relayed: every line, and every line a long one is filled into, begins with the
+    speaker's name ("  Ann | ..."), so that no line of it can pass for one of pbem's own."""
+    mark = f"{indent}{speaker}{SAID}"
+    width = max(width, len(mark) + 30)  # a long name still leaves its words room
+    out: list[str] = []
+    for line in lines:
+        filled = textwrap.wrap(line, width=width, initial_indent=mark, subsequent_indent=mark,
+                               break_on_hyphens=False, drop_whitespace=True)
+        out += filled or [mark.rstrip()]
+    return out
+
+
 def wrap_items(
     items: Iterable[Any], lead: str = "", width: int = WIDTH, sep: str = ", ", hang: str = "  ", tail: str = ""
 ) -> str:

@@ -41,9 +41,33 @@ class Happening:
     headline: str
     details: list[str] = field(default_factory=list)
     seq: int = 0  # the last event it tells of
+    # Table talk: the words as written, each line of them the speaker's (``speaker``), never pbem's.
+    said: list[str] = field(default_factory=list)
+    speaker: str = ""
 
     def lines(self) -> int:
-        return 1 + len(self.details)
+        return 1 + len(self.details) + len(self.said)
+
+
+TALK_KINDS = ("say", "tell", "to_moderator")
+
+
+def talk_parts(row: Row) -> tuple[str, str, list[str]]:
+    """A talk event as (headline, speaker, lines said): 'Ann says:', 'Ann', and every line of Ann's text.
+
+    Events since the talk budgets keep the three apart (``data["speaker"]``); older ones put the first line into
+    the headline ('Ann says: Hello all') and the others into ``data["lines"]``: they are taken apart again, so
+    that every line a person wrote is shown as theirs."""
+    data = row.data or {}
+    words = data.get("words") or ""
+    if "speaker" in data:
+        return words, data["speaker"], list(data.get("lines", []))
+    first = (row.text.splitlines() or [""])[0]
+    said = [first, *data.get("lines", [])]
+    headline = words[: len(words) - len(first)].rstrip() if first and words.endswith(first) else f"{words}:"
+    speaker = ("the moderator" if row.kind == "tell" else "you" if row.kind == "to_moderator"
+               else headline.removesuffix(":").removesuffix(" says"))
+    return headline, speaker, said
 
 
 def player_label(info: GameInfo, seat: int) -> str:
@@ -118,6 +142,10 @@ def happenings(rows: Iterable[Row], info: GameInfo, reader: int | None, after: i
             told.append(Happening(played_words(info, row.seat, data, reader, command), details, row.seq))
             continue
         run = None
+        if row.kind in TALK_KINDS:
+            headline, speaker, said = talk_parts(row)
+            told.append(Happening(with_names(info, headline), [], row.seq, said=said, speaker=speaker))
+            continue
         words = data.get("words") or fallback_words(row)
         if words:
             told.append(Happening(with_names(info, words), list(data.get("lines", [])), row.seq))
@@ -152,7 +180,6 @@ def fallback_words(row: Row) -> str:
     return ""
 
 
-__all__ = ["Happening", "Row", "describe", "fallback_words", "happenings", "named", "played_words", "player_label",
+__all__ = ["Happening", "Row", "TALK_KINDS", "describe", "fallback_words", "happenings", "named", "played_words", "player_label",
            "private_lines", "public_events",
-           "readable_by",
-           "with_names"]
+           "readable_by", "talk_parts", "with_names"]

@@ -26,7 +26,8 @@ from ..mail.message import decision, game_tag, message_id, references, sender, s
 from ..games.vocabulary import Vocabulary
 from ..mail.commands import LineReading, own_subject, read_line
 from ..mail.pasted import SentText
-from ..mail.text import TALK_WORDS, MailText, extract_text, read_message, same_line_attribution
+from ..mail.text import (MAX_HTML_BYTES, MAX_READ_BYTES, MAX_TEXT_BYTES, MAX_TEXT_LINES, TALK_WORDS, MailText, end_lines,
+                         extract_text, next_end, read_message, same_line_attribution)
 from ..games.errors import CommandError
 from .ledger import AskedDecision, MailLedger
 from .games import GameService
@@ -35,7 +36,7 @@ from .game_info import GameInfo
 from ..store.models import GameStatus, InboundMail
 from .help_text import mail_help
 from .notices import game_subject, thread_root, with_names
-from .table_talk import TableTalk
+from .table_talk import TableTalk, TalkPlan, first_line
 from .delivery import checked_mode as delivery_mode
 from .delivery import checked_pictures
 from .refusals import REFUSED
@@ -63,6 +64,7 @@ def talk_blocks(lines: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
     word's line and, when a line 'end' follows, every line up to it."""
     rest: list[str] = []
     talks: list[tuple[str, str]] = []
+    ends = end_lines([line.strip() for line in lines])
     i = 0
     while i < len(lines):
         word, _, text = lines[i].partition(" ")
@@ -71,11 +73,18 @@ def talk_blocks(lines: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
             rest.append(lines[i])
             i += 1
             continue
-        end = next((j for j in range(i + 1, len(lines)) if lines[j].strip().lower() == "end"), None)
-        block = [text.strip(), *lines[i + 1:end]] if end is not None else [text.strip()]
+        end = next_end(ends, i)
+        block = [text.strip(), *lines[i + 1:end]] if end >= 0 else [text.strip()]
         talks.append((word, "\n".join(line for line in block if line)))
-        i = end + 1 if end is not None else i + 1
+        i = end + 1 if end >= 0 else i + 1
     return rest, talks
+
+
+def _more_texts(count: int, how: str = "and") -> str:
+    """' (with 3 more texts)': what a line of the reply stands for when a mail had several texts of talk."""
+    if count <= 1:
+        return ""
+    return f" ({how} {plural(count - 1, 'more text')})" if how == "with" else f" ({plural(count - 1, 'more text')} with it)"
 
 
 DELIVERY_WORDS = {
@@ -107,6 +116,8 @@ def _setting_words(name: str, value: str) -> str:
 TALK_HINT = ("To talk to the other players, start a line with 'say'; to write to the moderator, with "
              "'moderator' (a line 'end' closes a text of several lines).")
 STRANGER_OUTCOMES = ("unknown-game", "not-a-player")
+CHANGES = ("applied", "away", "talk", "settings")  # outcomes of a mail that changed something
+SETTINGS_AN_HOUR = 10  # mails a player may send an hour that change only settings (each gets a reply)
 NO_COMMAND_ANSWERS = 3  # answers an hour to a player's mails without commands (an auto-responder loops)
 MAX_COMMANDS = 100  # command lines one mail may have; a longer mail is refused whole, unread
 MAX_LISTED = 20  # lines of a mail quoted back in the reply (what was ignored); the rest are counted
@@ -196,20 +207,25 @@ class MailCommands:
         self.ledger = ledger or MailLedger(games.engine, clock=games.clock, mail_domain=games.mail_domain)
         self.moderator = moderator.strip().lower()
         self.talk = TableTalk(games, moderator=self.moderator)
+        self._inbound: InboundMail | None = None
+        self._over_limit = ""
 
     # ------------------------------------------------------------------ the one entry point
 
     def handle(self, raw: bytes, *, dry_run: bool = False, inbound: InboundMail | None = None,
-               parsed: EmailMessage | None = None) -> MailReport:
+               parsed: EmailMessage | None = None, over_limit: str = "") -> MailReport:
         """Process one mail; with ``dry_run`` say what would happen and change nothing.
 
         ``inbound`` (the mail worker's record of this mail) is stored in the same transaction as
         the mail's effects: the game change or the reply. ``parsed`` is ``raw`` already read, when the
-        caller has it.
+        caller has it. ``over_limit``: why the sender is over the hourly limit of mails that change nothing
+        (services.screening); then only the mail's moves are read, and if none applies the mail is ignored
+        (recorded with that reason, no reply).
         """
         msg = parsed if parsed is not None else read_message(raw)
         report = MailReport(sender=sender(msg), message_id=message_id(msg) or "", subject=subject(msg), text=extract_text(msg))
         self._inbound = inbound
+        self._over_limit = over_limit
         if inbound is not None:
             inbound.outcome, inbound.sender = "applied", report.sender or ""
         try:
@@ -217,8 +233,10 @@ class MailCommands:
         except ServiceError as exc:  # a refusal the checks above did not foresee still gets a clear reply
             report.outcome = report.outcome or "rejected"
             self._reply(report, [_wrap(f"Your mail could not be processed: {exc.message}")])
+        if over_limit and report.outcome not in ("applied", *REFUSED):
+            report.outcome, report.not_answered, report.reply_to = "ignored", over_limit, None
         answered = any(r.status == "answered" for r in report.lines)
-        report.not_answered = self._not_answered(report)
+        report.not_answered = report.not_answered or self._not_answered(report)
         if report.not_answered:
             report.reply_to = None
         if dry_run:
@@ -266,12 +284,17 @@ class MailCommands:
             report.outcome = "no-sender"  # nobody to answer
             return
         report.reply_to = report.sender
-        if self.moderator and report.sender == self.moderator and self._moderator_answer(msg, report):
+        if self.moderator and report.sender == self.moderator and not self._over_limit and \
+                self._moderator_answer(msg, report):
             return
         if report.text.oversized:
             report.outcome = "oversized"
-            self._reply(report, [_wrap("Your mail is too long for us to read (more than 1 MB of text). Please "
-                                       "send only your commands, without attachments or the quoted board.")])
+            self._reply(report, [_wrap(
+                f"Your mail is too long for us to read: a mail may have at most {MAX_TEXT_BYTES // 1_000_000} MB and "
+                f"{MAX_TEXT_LINES:,} lines of your own text (quoted text does not count), and its text at most "
+                f"{MAX_READ_BYTES // 1_000_000} MB ({MAX_HTML_BYTES // 1_000_000} MB as HTML only). Nothing in it "
+                "was applied. Please send only your commands (talk is at most 4,000 characters a mail), without "
+                "attachments or the quoted board.")])
             return
         named, raw_lines = self._game_lines(report.text.lines)
         info = self._identify(msg, report, named)
@@ -332,6 +355,10 @@ class MailCommands:
                 readings.append(reading)
             else:
                 ignored.append(line)  # prose: 'Take care,', 'Pass my regards to Bob'
+        if self._over_limit:
+            # Over the hourly limit of mails that change nothing: only a move is read (a limit never keeps a
+            # player from their turn); talk, settings and questions wait for the next hour.
+            asked, away, settings, talks = [], [], [], []
         if not (readings or away or asked or talks or settings):
             readings = self._subject_commands(report, vocabulary, [subject for subject, _ in sent])
         commands = [command for reading in readings for command in reading.commands]
@@ -342,18 +369,26 @@ class MailCommands:
                 "Nothing in it was applied. Send the commands of your turn only (several on a line, separated by "
                 "';', also work)."), "", *self._answer("legal", info, report)])
             return
+        settings = self._last_of_each(report, settings)
         absences = self._absences(report, info, away, commands)
         if absences is not None and not self._settings_ok(report, settings, commands):
             absences = None
-        if absences is not None and not self._talk_ok(report, info, talks, commands):
-            absences = None
+        talk = self.talk.plan(report.sender or "", talks) if talks and absences is not None else TalkPlan()
+        if settings and not (commands or away or talk.relayed):
+            settings = self._settings_in_budget(report, settings)
         if absences is None:
             pass  # refused, and said why: nothing of the mail applies
         elif commands:
             self._apply(report, info, readings, ignored, answered, dry_run,
-                        also=[f"{line}: {note}" for line, note in self._talk_notes(info, report, talks, settings)])
-        elif away or talks or settings:
-            report.outcome = "away" if away else "talk"
+                        also=[f"{line}: {note}" for line, note in self._talk_notes(info, report, talk, settings)])
+        elif away:
+            report.outcome = "away"
+        elif talk.relayed:
+            report.outcome = "talk"
+        elif settings:
+            report.outcome = "settings"
+        elif talks or report.lines:
+            report.outcome = "rejected"  # its talk or settings were refused, and nothing else was asked
         elif not asked:
             report.outcome = "no-commands"
         else:
@@ -362,12 +397,15 @@ class MailCommands:
             for (line, *_days), note in zip(absences, self._announce(report, absences, dry_run)):
                 report.lines.append(LineReport(line, "done", line))
                 report.effects.append(note)
-        if report.outcome in ("applied", "away", "talk"):
+        if report.outcome in CHANGES:
             self._mail_settings(report, info, settings, dry_run)
-            self._talk(report, info, talks, dry_run)
+            self._talk(report, info, talk, dry_run)
         else:
-            report.lines += [LineReport(f"{word} {text.splitlines()[0]}", "not done", "not reached: nothing of the "
-                                        "mail applies") for word, text in talks]
+            report.lines += [LineReport(first_line(word, texts[0]), "not done", "not reached: nothing of the mail "
+                                        "applies" + _more_texts(len(texts)))
+                             for word, texts in (("say", talk.say), ("moderator", talk.moderator)) if texts]
+        report.lines += [LineReport(refused.line, "not done", f"not relayed: {refused.why}.{_more_texts(refused.texts)}")
+                         for refused in talk.refused]
         if asked and report.changed:
             # Answer questions about the game as it is now; in a dry run, as it would be.
             info = self._as_it_would_be(info, report) if dry_run else self.games.get(game_id)
@@ -386,6 +424,25 @@ class MailCommands:
             report.reply_body = "\n".join(body).strip() + "\n"
         else:
             self._reply(report, body)
+
+    def _last_of_each(self, report: MailReport, settings: list[str]) -> list[str]:
+        """The mail's last line for each setting: a mail changes a setting once, however many lines it has."""
+        last = {line.split()[0].lower(): line for line in settings}
+        kept = list(last.values())
+        report.lines += [LineReport(line, "ignored", "a later line of the mail sets the same") for line in settings
+                         if line not in kept]
+        return kept
+
+    def _settings_in_budget(self, report: MailReport, settings: list[str]) -> list[str]:
+        """``settings`` when the sender has mails left of SETTINGS_AN_HOUR (mails that change settings and
+        nothing else); otherwise none, each refused saying when they may try again."""
+        since = self.games.clock() - timedelta(hours=1)
+        if self.ledger.count(report.sender or "", since, ("settings",)) < SETTINGS_AN_HOUR:
+            return settings
+        report.lines += [LineReport(line, "not done", (
+            f"not changed: pbem takes at most {SETTINGS_AN_HOUR} mails an hour that change only settings, and "
+            "you have sent that many; try again in an hour, or send the line with your next move")) for line in settings]
+        return []
 
     def _without_our_text(self, msg: Any, report: MailReport, info: GameInfo,
                           sent: list[tuple[str, str]]) -> list[str] | None:
@@ -601,25 +658,15 @@ class MailCommands:
                 return False
         return True
 
-    def _talk_ok(self, report: MailReport, info: GameInfo, talks: list[tuple[str, str]], commands: list[str]) -> bool:
-        """Whether every 'say' and 'moderator' text can be relayed; else the mail is refused, saying why."""
-        for word, text in talks:
-            why = self.talk.refusal(word, text)
-            if why:
-                report.outcome = "rejected"
-                report.lines += [LineReport(x, "not done", "not reached") for x in commands]
-                report.lines.append(LineReport(f"{word} {text}".strip().splitlines()[0], "not done",
-                                               f"{why}. Write '{word}' and your words on one line, e.g. "
-                                               f"'{word} good luck all'; more lines may follow up to a line 'end'."))
-                return False
-        return True
-
-    def _talk_notes(self, info: GameInfo, report: MailReport, talks: list[tuple[str, str]],
+    def _talk_notes(self, info: GameInfo, report: MailReport, talk: TalkPlan,
                     settings: list[str]) -> list[tuple[str, str]]:
         """(line, what is done with it) for the mail's talk and settings, for the sender's confirmation."""
         others = [p.name for p in info.players if p.seat != report.seat]
-        notes = [(f"{word} {text.splitlines()[0]}", f"relayed to {listing(others)}" if word == "say" else
-                  f"relayed to the moderator, {self.moderator}") for word, text in talks]
+        notes = [(first_line("say", talk.say[0]), f"relayed to {listing(others)}{_more_texts(len(talk.say), 'with')}")
+                 ] if talk.say else []
+        notes += [(first_line("moderator", talk.moderator[0]), f"relayed to the moderator, {self.moderator}"
+                   f"{_more_texts(len(talk.moderator), 'with')}")] if talk.moderator else []
+        notes += [(refused.line, f"not relayed: {refused.why}.{_more_texts(refused.texts)}") for refused in talk.refused]
         notes += [(line, _setting_words(*_setting(line))) for line in settings]
         return notes
 
@@ -632,23 +679,25 @@ class MailCommands:
             report.lines.append(LineReport(line, "done", line))
             report.effects.append(_setting_words(name, value))
 
-    def _talk(self, report: MailReport, info: GameInfo, talks: list[tuple[str, str]], dry_run: bool) -> None:
-        """Relay the mail's 'say' and 'moderator' texts (after its commands applied)."""
-        for word, text in talks:
-            line = f"{word} {text.splitlines()[0]}"
+    def _talk(self, report: MailReport, info: GameInfo, talk: TalkPlan, dry_run: bool) -> None:
+        """Relay the mail's talk (after its commands applied): its say texts as one message, its moderator
+        texts as another."""
+        for word, texts in (("say", talk.say), ("moderator", talk.moderator)):
+            if not texts:
+                continue
+            line = first_line(word, texts[0])
             try:
                 if dry_run:
                     note = "would be relayed"
                 elif word == "say":
-                    told = self.talk.say(info.id, report.sender or "", text)
-                    note = f"relayed to {plural(told, 'player')}"
+                    note = f"relayed to {plural(self.talk.say(info.id, report.sender or '', texts), 'player')}"
                 else:
-                    note = f"relayed to the moderator, {self.talk.to_moderator(info.id, report.sender or '', text)}"
+                    note = f"relayed to the moderator, {self.talk.to_moderator(info.id, report.sender or '', texts)}"
             except ServiceError as exc:
                 report.lines.append(LineReport(line, "not done", exc.message))
                 continue
             report.lines.append(LineReport(line, "done", line))
-            report.effects.append(f"{word}: {note}")
+            report.effects.append(f"{word}: {note}{_more_texts(len(texts), 'with')}")
 
     def _moderator_answer(self, msg: Any, report: MailReport) -> bool:
         """A reply of the moderator to a player's word: relayed to that player. False when it is no such reply."""

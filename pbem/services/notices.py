@@ -35,8 +35,9 @@ from .. import render
 from ..games import get_game
 from ..render.mail import html_part, render_notice
 from ..render.pictures import mail as pictures
-from ..render.text import wrap
+from ..render.text import said_lines, wrap
 from ..store.models import OutboxMail
+from ..store.statuses import OutboxStatus
 from ..timespans import format_duration, format_moment
 from ..words import listing, plural
 from . import delivery
@@ -47,6 +48,7 @@ MakeMsgid = Callable[[], str]
 FIRST_SCREEN = 45  # lines of an 80x45 terminal: the decision and the top of the board must be on them
 TOP_LINES = 24  # lines above the board at most for what happened; the rest goes below it (26 let a long
 # "Waiting for" line and a turn line push the top of the map past the first screen when mails had been folded)
+TALK_PREVIEW = 72  # characters of a talk mail's first line: who speaks and the start of their words
 
 __all__ = [
     "FIRST_SCREEN", "absence_announced", "asks", "board_again", "commands_applied", "commands_named",
@@ -134,7 +136,13 @@ def _unbroken(text: str, tail: str) -> str:
 
 
 def _lines(item: Happening) -> list[str]:
-    return [wrap(item.headline, indent="* ", hang="  ")] + [wrap(d, indent="  - ", hang="    ") for d in item.details]
+    return ([wrap(item.headline, indent="* ", hang="  ")] + [wrap(d, indent="  - ", hang="    ") for d in item.details]
+            + (said_lines(item.speaker, item.said) if item.speaker else []))
+
+
+def _html_item(item: Happening) -> dict[str, Any]:
+    """One thing that happened, for the HTML part (render.mail): talk keeps its speaker with every line."""
+    return {"headline": item.headline, "details": item.details, "speaker": item.speaker, "said": item.said}
 
 
 def _count(blocks: list[str]) -> int:
@@ -201,10 +209,13 @@ class Mailer:
         if happened and not happened[-1].details and happened[-1].headline == preview:
             happened.pop()  # the first line says it already
         shown, below = self._fit(happened, _count([wrap(line) for line in note]))
+        happened_items = {"happened_items": [_html_item(item) for item in shown],
+                          "below_items": [_html_item(item) for item in below]}
         names = [p.name for p in sorted(info.players, key=lambda p: p.seat)]
         view = state.view(seat)
         context = {
-            "preview": preview, "happened": shown, "below": below, "earlier": len(below),
+            "preview": preview, "happened": [_lines(item) for item in shown], "below": [_lines(item) for item in below],
+            "earlier": len(below), **happened_items,
             "note": [wrap(line) for line in note],
             "decision": decision, "waiting": "" if decision else self._waiting(seat, view), "secret": player.secret,
             "over": state.is_terminal(),
@@ -241,17 +252,20 @@ class Mailer:
         )
 
     @staticmethod
-    def _fit(happened: list[Happening], used: int) -> tuple[list[list[str]], list[list[str]]]:
+    def _fit(happened: list[Happening], used: int) -> tuple[list[Happening], list[Happening]]:
         """What happened, split so that the newest items fill the lines above the board and the older ones go
         below it (the first screen keeps the decision and the top of the board)."""
-        blocks = [_lines(item) for item in happened]
         room = max(6, TOP_LINES - used)
-        shown: list[list[str]] = []
-        for block in reversed(blocks):
-            if shown and _count([line for b in shown for line in b]) + _count(block) > room:
+        shown = 0
+        lines = 0
+        for item in reversed(happened):
+            size = _count(_lines(item))
+            if shown and lines + size > room:
                 break
-            shown.insert(0, block)
-        return shown, blocks[: len(blocks) - len(shown)]
+            shown += 1
+            lines += size
+        cut = len(happened) - shown
+        return happened[cut:], happened[:cut]
 
     def _waiting(self, seat: int, view: dict[str, Any]) -> str:
         """Who must act, as ``seat`` may read it (its ``view``): only the player to move learns what follows
@@ -391,12 +405,31 @@ def board_again(info: GameInfo, msgid: MakeMsgid, now: datetime, domain: str = "
                         "moderator.") for p in info.players if seats is None or p.seat in seats]
 
 
-def talk(info: GameInfo, speaker: int | None, readers: list[int], words: str, msgid: MakeMsgid, now: datetime,
-         domain: str = "pbem.invalid") -> list[OutboxMail]:
-    """Table talk (the newest event, already stored, whose first line is ``words``) to ``readers``: every player
-    but the speaker, or those the moderator wrote to."""
-    mailer = Mailer(info, msgid, now, domain)
-    return [mailer.mail(seat, preview=with_names(info, words)) for seat in readers if seat != speaker]
+def talk(info: GameInfo, speaker: int | None, readers: list[int], headline: str, name: str, lines: list[str],
+         msgid: MakeMsgid, now: datetime, domain: str = "pbem.invalid") -> list[OutboxMail]:
+    """Table talk (the newest event, already stored) to ``readers``: every player but the speaker, or those the
+    moderator wrote to. A short mail in the game's thread, text only and without the board: the words, every
+    line of them marked as ``name``'s, and how to answer."""
+    first = (lines or [""])[0]
+    preview = f"{with_names(info, headline)} {first}".strip()
+    if len(preview) > TALK_PREVIEW:  # one line, never filled: a second line would not start with the speaker
+        preview = preview[: TALK_PREVIEW - 3].rstrip() + "..."
+    body = [preview, "", *said_lines(name, lines), "",
+            wrap("To answer everybody at the table, reply with a line 'say' and your words; 'moderator' and your "
+                 "words go to the moderator. Your next game mail shows the board as it stands.")]
+    root = thread_root(info, domain)
+    mails = []
+    for seat in readers:
+        if seat == speaker:
+            continue
+        message_id = msgid()
+        mails.append(OutboxMail(
+            game_id=info.id, recipient=info.player(seat).email, subject=game_subject(info),
+            headers={"Message-ID": message_id, "In-Reply-To": root, "References": root,
+                     "Auto-Submitted": "auto-generated", "X-Pbem-Game": str(info.id), "From-Name": sender_name(info)},
+            text_body="\n".join(body) + "\n", html_body=None, next_attempt_at=now, message_id=message_id,
+            created_at=now))
+    return mails
 
 
 def absence_announced(info: GameInfo, seat: int, starts: datetime, ends: datetime, msgid: MakeMsgid,
@@ -463,16 +496,22 @@ def seat_given_away(info: GameInfo, seat: int, old_name: str, old_email: str, ms
 
 
 def to_moderator(moderator: str, subject: str, lines: list[str], msgid: MakeMsgid, now: datetime, *,
-                 game_id: int | None = None, headers: dict[str, str] | None = None) -> OutboxMail:
-    """A plain mail to the moderator (a timeout, a bounce, a mail that could not be sent, a player's words...)."""
-    return plain_mail(moderator, f"moderator: {subject}", lines, msgid, now, game_id=game_id, headers=headers)
+                 game_id: int | None = None, headers: dict[str, str] | None = None,
+                 verbatim: bool = False) -> OutboxMail:
+    """A plain mail to the moderator (a timeout, a bounce, a mail that could not be sent, a player's words...).
+    It is held until the moderator's hourly budget lets it go (services.moderator_mail)."""
+    mail = plain_mail(moderator, f"moderator: {subject}", lines, msgid, now, game_id=game_id, headers=headers,
+                      verbatim=verbatim)
+    mail.status = OutboxStatus.HELD
+    return mail
 
 
 def plain_mail(to: str, subject: str, lines: list[str], msgid: MakeMsgid, now: datetime, *,
-               game_id: int | None = None, tagged: bool = True, headers: dict[str, str] | None = None) -> OutboxMail:
-    """A mail of a few paragraphs, no board: ``lines`` are paragraphs, each wrapped at 72 columns. ``tagged``:
-    the subject starts with [pbem]."""
-    text = "\n".join(textwrap.fill(line, 72, break_long_words=False, break_on_hyphens=False) if line else ""
+               game_id: int | None = None, tagged: bool = True, headers: dict[str, str] | None = None,
+               verbatim: bool = False) -> OutboxMail:
+    """A mail of a few paragraphs, no board: ``lines`` are paragraphs, each wrapped at 72 columns (with
+    ``verbatim``, lines already laid out). ``tagged``: the subject starts with [pbem]."""
+    text = "\n".join(line if verbatim else textwrap.fill(line, 72, break_long_words=False, break_on_hyphens=False)
                      for line in lines).rstrip() + "\n"
     message_id = msgid()
     return OutboxMail(game_id=game_id, recipient=to, subject=(f"[pbem] {subject}" if tagged else subject)[:200],

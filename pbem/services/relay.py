@@ -34,6 +34,7 @@ from sqlalchemy import Engine
 
 from ..adapters.outbox_sender import SendReport, SmtpConnection, send_pending
 from ..config import MailConfig
+from .moderator_mail import release as release_to_moderator
 
 
 def merge(total: SendReport, more: SendReport) -> None:
@@ -164,6 +165,8 @@ class OutboxRelay:
         return report
 
     def _send_round(self) -> SendReport:
+        # The moderator's held mails first: those the hour has room for go out in this round.
+        release_to_moderator(self.engine, self.clock(), self.mail.game_address.rpartition("@")[2] or "pbem.invalid")
         if self._runner is None:
             self._runner = asyncio.Runner()
             # send_now() keeps one connection, so a --once pass stays one sequence of steps.

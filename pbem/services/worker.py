@@ -45,10 +45,10 @@ from .refusals import RefusalDigest
 from .outbox_process import OutboxProcess, shareable, tell_moderator_of_failures
 from .relay import OutboxRelay, merge
 from .robot_seats import RobotPlayers
-from .screening import RATE_LIMIT, why_ignored
+from .screening import RATE_LIMIT, over_limit, why_ignored
 from .timekeeper import Timekeeper
 
-KEPT = ("applied", "info", "away", "talk")  # outcomes whose mail goes to the processed folder; the rest to rejected
+KEPT = ("applied", "info", "away", "talk", "settings")  # outcomes whose mail goes to the processed folder; the rest to rejected
 CLAIM_BATCH = 20  # mails claimed at once, then processed and moved out of the mailbox in one IMAP command
 RECONNECT_ERRORS = (IMAPClientError, OSError, socket.timeout, EOFError, DatabaseUnavailable)
 TRANSIENT_TRIES = 4  # tries at one mail while the database fails under it (0.5, 2 and 8 s apart)
@@ -334,7 +334,8 @@ class MailWorker:
             inbound.outcome, inbound.reason = "ignored", reason
             self.ledger.queue_mail(None, "", "", inbound=inbound, also=self._bounce_notice(msg, reason, who, key))
             return Processed(self.mail.rejected_folder, who, f"ignored ({reason})")
-        result = self.commands.handle(raw, inbound=inbound, parsed=msg)
+        limit = over_limit(msg, ledger=self.ledger, moderator=self.mail.moderator, rate_limit=self.rate_limit)
+        result = self.commands.handle(raw, inbound=inbound, parsed=msg, over_limit=limit)
         return Processed(self.folder_for(result.outcome), who, result.outcome,
                          result.game_id if result.outcome == "applied" else None)
 

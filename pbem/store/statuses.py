@@ -17,7 +17,10 @@ class OutboxStatus:
     SENDING = "sending"
     SENT = "sent"
     FAILED = "failed"
-    # Not sent: a later mail to the same reader about the same game took its place while it waited, telling
-    # everything it told (services.mail_folding).
+    # Not sent: a later mail to the same reader took its place while it waited, telling everything it told (a
+    # game mail: services.mail_folding; a mail to the moderator: a digest, services.moderator_mail).
     FOLDED = "folded"
-    ALL = (QUEUED, SENDING, SENT, FAILED, FOLDED)
+    # A mail to the moderator waiting for room in the moderator's hourly budget: let go as it is, or told in a
+    # digest (then 'folded'; services.moderator_mail).
+    HELD = "held"
+    ALL = (QUEUED, SENDING, SENT, FAILED, FOLDED, HELD)

@@ -427,13 +427,15 @@ def scene_daily(engine) -> Scene:
 
 def scene_long_chronicle(engine) -> Scene:
     """What happened since the reader's last mail does not fit above the board: the older items go below it
-    (here: Cy's own long words, which Cy is not mailed, and the moves until Cy must decide)."""
+    (here: moves Cy was not mailed of, Ann's long words between them, relayed to Cy at once and told again with
+    the moves, and the moves until Cy must decide)."""
     games, clock = _service(engine)
     games.create_game("fifth-avenue", PLAYERS, seed=41)
+    _play_until(games, lambda state: state.current_player() not in (0, 2))
     for n in range(3):
         lines = [f"say Thoughts on the city, part {n + 1}"] + [f"Point {k} of part {n + 1}, about the districts."
                                                               for k in range(8)] + ["end"]
-        assert MailCommands(games).handle(mail("\n".join(lines), sender=CY)).outcome == "talk"
+        assert MailCommands(games).handle(mail("\n".join(lines), sender=ANN)).outcome == "talk"
     _play_until(games, lambda state: state.current_player() == 2)
     request = _requests(games)
     assert request and request[0].recipient == CY and "Earlier since your last mail:" in request[0].text_body
