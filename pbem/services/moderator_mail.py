@@ -3,7 +3,8 @@
 Every mail pbem writes to the moderator (``notices.to_moderator``: mails set aside, bounces, refused mail, a
 robot that cannot play, a late player, a player's words, a worker that was away) is queued ``held``. Before
 each round of sending (``services.relay``), ``release`` lets the held mails go while the last hour has room:
-each as it is while they fit, and when more wait than fit, the rest together in one digest. So nothing that
+each as it is while they fit; when more wait than fit, the rest together in one digest; and the mails that had
+to wait for the hour to have room again, together in one digest. So nothing that
 players or strangers make pbem do can flood the moderator: a burst beyond the budget comes as one mail, and
 every mail of it stays readable whole with ``pbem outbox show ID``.
 """
@@ -17,13 +18,15 @@ from email.utils import make_msgid
 from sqlalchemy import Engine, func, or_
 from sqlmodel import Session, select
 
-from ..store.models import OutboxMail
+from ..store.models import Mark, OutboxMail
 from ..store.statuses import OutboxStatus
 from ..store.uow import UnitOfWork
 from ..words import plural
 from . import notices
+from .deadlines import set_mark
 
 MODERATOR_MAILS_AN_HOUR = 20
+FULL_MARK = "moderator-hour-full:"  # a mark: the hour's budget was used up while mails to this address waited
 HOUR = timedelta(hours=1)
 DIGEST_WHOLE = 30  # mails of a digest told with their text; the others by their subject
 DIGEST_LINES = 20  # lines of each such mail's text
@@ -45,9 +48,16 @@ def release(engine: Engine, now: datetime, domain: str) -> int:
         for recipient in dict.fromkeys(mail.recipient for mail in held):
             waiting = [mail for mail in held if mail.recipient == recipient]
             room = MODERATOR_MAILS_AN_HOUR - used(s, recipient, now)
+            full = FULL_MARK + recipient
             if room <= 0:
+                set_mark(s, full, now)  # what waits now goes in one digest when the hour has room again
                 continue
-            alone = waiting if len(waiting) <= room else waiting[: room - 1]
+            waited = s.get(Mark, full)
+            if waited is not None:
+                s.delete(waited)
+                alone = []
+            else:
+                alone = waiting if len(waiting) <= room else waiting[: room - 1]
             for mail in alone:
                 mail.status, mail.next_attempt_at = OutboxStatus.QUEUED, now
                 s.add(mail)

@@ -1,0 +1,160 @@
+"""Issue 32 through the real worker (Dovecot in, an SMTP server out), on both databases: floods that go through
+the legitimate paths (talk, words to the moderator, settings toggles, forged From) never lock a player out of a
+move, never flood the moderator, and never keep an ordinary mail from its one answer."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import datetime, timedelta, timezone
+from email import policy
+from email.parser import BytesParser
+
+import pytest
+from sqlmodel import Session, select
+
+from pbem.adapters.outbox_sender import build_message
+from pbem.config import MailConfig, ServerConfig
+from pbem.services.games import GameService
+from pbem.services.moderator_mail import MODERATOR_MAILS_AN_HOUR
+from pbem.services.screening import RATE_LIMIT
+from pbem.services.table_talk import TALK_AN_HOUR
+from pbem.services.worker import MailWorker
+from pbem.store.db import make_engine
+from pbem.store.models import InboundMail, OutboxMail, OutboxStatus
+
+GAME = "game@example.test"
+MODERATOR = "dee@example.test"
+PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test"), ("Cy", "cy@example.test")]
+SUBJECT = "Re: [Fifth Avenue #1] Ann, Bob, Cy"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime.now(timezone.utc)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+def mail_config(dovecot, smtp_server, mailboxes) -> MailConfig:
+    return MailConfig(imap=ServerConfig(dovecot.host, dovecot.imap_port, "plain", "game", "secret"),
+                      smtp=ServerConfig("127.0.0.1", smtp_server.port, "plain"), game_address=GAME,
+                      moderator=MODERATOR, poll_interval=1)
+
+
+def raw_mail(n: int, sender: str, body: str) -> tuple[str, bytes]:
+    mid = f"<flood-{n}@client.example.test>"
+    return mid, (f"From: {sender}\r\nTo: {GAME}\r\nSubject: {SUBJECT}\r\nMessage-ID: {mid}\r\n"
+                 f"Date: Mon, 23 Nov 2026 10:00:00 +0000\r\n\r\n{body}\r\n").encode()
+
+
+def append(mailboxes, raws: list[bytes]) -> None:
+    with mailboxes.login("game") as client:
+        for chunk in range(0, len(raws), 100):
+            client.multiappend("INBOX", raws[chunk:chunk + 100])
+
+
+def start(database_url: str, mail_config: MailConfig, clock: Clock, *, secret_words: bool) -> MailWorker:
+    engine = make_engine(database_url)
+    GameService(engine, mail_domain="example.test", clock=clock).create_game(
+        "fifth-avenue", PLAYERS, seed=5, secret_words=secret_words)
+    worker = MailWorker(engine, mail_config, clock=clock)
+    worker.run_once()  # the opening mails go out
+    return worker
+
+
+def parsed(mailboxes, user: str) -> list:
+    parse = BytesParser(policy=policy.default).parsebytes
+    return [parse(raw) for raw in mailboxes.messages(user)]
+
+
+@pytest.mark.parametrize("secret_words", [True, False], ids=["secret-words", "no-secret-words"])
+def test_no_flood_locks_a_player_out_of_their_move(mailboxes, mail_config, database_url, secret_words) -> None:
+    """60 junk mails, 30 settings toggles and 20 talk mails from the player to move, then the move: applied. In a
+    game without secret words the junk is forged under the player's From (a stranger cannot prove less)."""
+    clock = Clock()
+    worker = start(database_url, mail_config, clock, secret_words=secret_words)
+    info = worker.games.get(1)
+    seat = info.state.current_player()
+    player = info.player(seat)
+    secret = f"\nsecret {player.secret}" if secret_words else ""
+    forger = player.email  # the From of the junk: a forger's in a game without secret words, the player's own in one
+    n = iter(range(1000))
+    flood = [raw_mail(next(n), forger, f"board\nWhat is going on?{secret}")[1] for _ in range(60)]
+    flood += [raw_mail(next(n), player.email, f"mail {'all' if k % 2 else 'turns'}{secret}")[1] for k in range(30)]
+    flood += [raw_mail(next(n), player.email, f"say Hello again, number {k}{secret}")[1] for k in range(20)]
+    move = info.state.legal_commands()[0]
+    move_id, move_raw = raw_mail(next(n), player.email, f"{move}{secret}")
+    append(mailboxes, flood + [move_raw])
+
+    report = worker.run_once()
+
+    outcomes = Counter(outcome for _, _, outcome in report.processed)
+    assert len(report.processed) == 111 and outcomes["applied"] == 1, outcomes
+    assert worker.games.history(1)[-1].text == move
+    assert worker.games.history(1)[-1].source == f"mail:{move_id}"
+    # The limit did its work on the rest: most of the flood was read for a move only, and not answered.
+    assert outcomes["ignored"] >= 110 - RATE_LIMIT - TALK_AN_HOUR - 10, outcomes
+    assert mailboxes.messages("game") == []
+
+
+FLOOD_SENDERS = ("ann", "bob", "cy")
+
+
+def test_talk_floods_among_ordinary_mails(mailboxes, mail_config, database_url, capsys) -> None:
+    """Talk floods (1,000 and 35,000 'moderator' lines, 200 'say' texts, words to the moderator from everyone,
+    settings toggles, forged From) mixed with ordinary mails: every ordinary mail is answered once, the
+    moderator gets at most the hour's budget (and the rest in one digest an hour later), no talk mail is
+    heavier than 10 KB."""
+    clock = Clock()
+    worker = start(database_url, mail_config, clock, secret_words=False)
+    email = {user: f"{user}@example.test" for user in FLOOD_SENDERS}
+    n = iter(range(100_000))
+    long_words = "These are long words, " * 180
+    floods = [
+        raw_mail(next(n), email["ann"], "\n".join(f"moderator help me, line {k}" for k in range(1000)))[1],
+        raw_mail(next(n), email["bob"], "\n".join(f"moderator help {k}" for k in range(35_000)))[1],
+        raw_mail(next(n), email["cy"], "\n".join(f"say {k}: {long_words}" for k in range(200)))[1],
+    ]
+    for user in FLOOD_SENDERS:  # words to the moderator from everyone, some forged: 36 messages, budget 20
+        floods += [raw_mail(next(n), email[user], f"moderator Please look at game 1, note {k}")[1] for k in range(12)]
+    floods += [raw_mail(next(n), email["ann"], f"pictures {'off' if k % 2 else 'on'}")[1] for k in range(30)]
+    floods += [raw_mail(next(n), email["bob"], f"say Chatter {k}")[1] for k in range(20)]
+    ordinary = {}
+    batch = list(floods)
+    for k in range(45):
+        user = FLOOD_SENDERS[k % 3]
+        mid, raw = raw_mail(next(n), email[user], ["board", "hand", "legal", "help", "history"][k % 5])
+        ordinary[mid] = user
+        batch.insert((k * 7919) % (len(batch) + 1), raw)
+    moderator_before = len(mailboxes.messages("dee"))
+    append(mailboxes, batch)
+
+    report = worker.run_once()
+
+    assert len(report.processed) == len(batch) and mailboxes.messages("game") == []
+    for user in FLOOD_SENDERS:
+        answers = Counter(m["In-Reply-To"] for m in parsed(mailboxes, user))
+        assert {mid: answers[mid] for mid, who in ordinary.items() if who == user} == {
+            mid: 1 for mid, who in ordinary.items() if who == user}, user
+    to_moderator = len(mailboxes.messages("dee")) - moderator_before
+    assert 0 < to_moderator <= MODERATOR_MAILS_AN_HOUR
+    with Session(worker.engine) as s:
+        held = s.exec(select(OutboxMail).where(OutboxMail.status == OutboxStatus.HELD)).all()
+        talk_mails = [m for m in s.exec(select(OutboxMail).where(OutboxMail.status == OutboxStatus.SENT)).all()
+                      if " says: " in m.text_body.splitlines()[0] and m.html_body is None]
+        outcomes = Counter(s.exec(select(InboundMail.outcome)).all())
+    assert held, "more words to the moderator than the hour's budget: the rest wait"
+    sizes = [len(bytes(build_message(m, GAME))) for m in talk_mails]  # as sent
+    assert len(talk_mails) >= 2 and max(sizes) <= 10_000  # Cy's 200 texts, to Ann and Bob at least
+
+    clock.now += timedelta(hours=1, minutes=1)  # the hour is over: what waited comes in one digest
+    worker.run_once()
+    digests = [m for m in parsed(mailboxes, "dee")[moderator_before + to_moderator:]]
+    # (with what the hour's pass added: the worker, an hour away from the deadlines, says so)
+    assert len(digests) == 1 and int(digests[0]["Subject"].split()[2]) >= len(held), digests[0]["Subject"]
+    with capsys.disabled():
+        print(f"\n{len(batch)} mails, {len(ordinary)} ordinary: outcomes {dict(outcomes)}; to the moderator "
+              f"{to_moderator} in the pass and one digest of {len(held)} an hour later; talk mails "
+              f"{len(sizes)}, the largest {max(sizes):,} bytes")
