@@ -43,7 +43,8 @@ OTHER_HELP = (
      "Your game mails carry no picture of the board ('pictures on' brings it back); the board is in their text "
      "either way."),
     ("say TEXT",
-     "Relayed to every other player. The lines after it, up to a line 'end', belong to it."),
+     "Relayed to every other player. The lines after it, up to a line 'end', belong to it. At most 4,000 "
+     "characters of talk a mail, and 10 messages an hour."),
     ("moderator TEXT", "Relayed to the moderator, whose answer comes back to you."),
     ("game N", "Which game your mail is for, on a line of its own (when you play several)."),
     ("end", "Nothing below it is read: put it above your signature."),

@@ -67,9 +67,14 @@ def wrap_lines(text: str) -> list[str]:
     return wrap(text).splitlines()
 
 
+QUOTED = 60  # characters of a talk text's first line quoted back in its writer's reply
+
+
 def first_line(word: str, text: str) -> str:
-    """The line a talk text started on, as the player wrote it."""
-    return f"{word} {(text.splitlines() or [''])[0]}".strip()
+    """The line a talk text started on, as the player wrote it (its start, when long: the reply names the text,
+    it does not send it back)."""
+    line = f"{word} {(text.splitlines() or [''])[0]}".strip()
+    return line if len(line) <= QUOTED else line[: QUOTED - 3].rstrip() + "..."
 
 
 class TableTalk:
