@@ -44,7 +44,7 @@ from .mail_commands import MailCommands
 from .refusals import RefusalDigest
 from .outbox_process import OutboxProcess, shareable, tell_moderator_of_failures
 from .relay import OutboxRelay, merge
-from .robot_seats import RobotPlayers
+from .robot_seats import MOST_SECONDS_A_PASS, RobotPlayers
 from .screening import RATE_LIMIT, over_limit, why_ignored
 from .timekeeper import Timekeeper
 
@@ -55,6 +55,8 @@ TRANSIENT_TRIES = 4  # tries at one mail while the database fails under it (0.5,
 TRANSIENT_DELAY = 0.5
 HELD_RECHECK = 5.0  # seconds: how soon a pass that left mails to another worker looks again (a dead one's
 # claims are freed by the next pass of a worker on its host, and no new mail may come to start one)
+ROBOTS_AFTER_A_MAIL = 2.0  # seconds the robots of a game may decide after a person's mail to it, before the next
+# mail is read: a quick robot takes milliseconds, a searching one up to 2 s a decision (docs/robots.md)
 SET_ASIDE_NOTICES = 10  # notices an hour to the moderator of mails set aside; beyond that they are only recorded
 
 
@@ -168,10 +170,15 @@ class MailWorker:
                 what = "the database failed" if isinstance(exc, DatabaseUnavailable) or is_transient(exc) \
                     else "mail server connection lost"
                 self.log(f"{what} ({type(exc).__name__}: {exc}); reconnecting in {delay:.0f} s")
-                self.heartbeat.beat(trouble=f"{what} ({type(exc).__name__}: {exc})")
+                trouble = f"{what} ({type(exc).__name__}: {exc})"
+                self.heartbeat.beat(trouble=trouble)
                 end = time.monotonic() + delay
+                beat_at = time.monotonic() + self.heartbeat.interval
                 while time.monotonic() < end and not stop():
                     time.sleep(0.2)
+                    if time.monotonic() >= beat_at:  # waiting, not hung: pbem status tells the two apart
+                        self.heartbeat.beat(trouble=trouble)
+                        beat_at = time.monotonic() + self.heartbeat.interval
                 delay = min(delay * 2, 300.0)
 
     def robots_and_deadlines(self) -> bool:
@@ -183,11 +190,11 @@ class MailWorker:
             moved |= self.let_robots_play()
         return moved or timed
 
-    def let_robots_play(self, game_ids: list[int] | None = None) -> bool:
+    def let_robots_play(self, game_ids: list[int] | None = None, seconds: float = MOST_SECONDS_A_PASS) -> bool:
         """The robots' turn: every robot seat whose decision is due plays it (services.robot_seats), in
         ``game_ids`` (default: every game with a robot), so a person's move and the robots' answers to it go
-        out in one pass. True if any robot moved."""
-        moved = self.robots.play_due(game_ids)
+        out in one pass, for at most ``seconds``. True if any robot moved."""
+        moved = self.robots.play_due(game_ids, seconds=seconds)
         for line in moved.lines() + self.robots.tell_moderator(moved.failed, self.mail.moderator):
             self.log(line)
         self.robots_unfinished = moved.more
@@ -282,7 +289,9 @@ class MailWorker:
         self.log(f"mail {uid} from {who or '(no sender)'}: {outcome}")
         if moved is not None:
             # The robots answer before this mail is: its answer and theirs go out as one mail (services.mail_folding).
-            self.let_robots_play([moved])
+            # For a short while only: the next mails of the pass (other games') wait for them; what is left of
+            # their decisions is played after the mail.
+            self.let_robots_play([moved], seconds=ROBOTS_AFTER_A_MAIL)
         if self.sender is not None:
             self.sender.wake()  # it sends the answers while we read the next mail
         else:
