@@ -22,18 +22,13 @@ from pbem.services.worker import MailWorker
 from pbem.store.db import make_engine
 from pbem.store.models import InboundMail, OutboxMail, OutboxStatus
 
+from test_deadlines import Clock
+from test_hostile_mail import append, ordinary
+
 GAME = "game@example.test"
 MODERATOR = "dee@example.test"
 PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test"), ("Cy", "cy@example.test")]
 SUBJECT = "Re: [Fifth Avenue #1] Ann, Bob, Cy"
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime.now(timezone.utc)
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 @pytest.fixture
@@ -43,19 +38,8 @@ def mail_config(dovecot, smtp_server, mailboxes) -> MailConfig:
                       moderator=MODERATOR, poll_interval=1)
 
 
-def raw_mail(n: int, sender: str, body: str) -> tuple[str, bytes]:
-    mid = f"<flood-{n}@client.example.test>"
-    return mid, (f"From: {sender}\r\nTo: {GAME}\r\nSubject: {SUBJECT}\r\nMessage-ID: {mid}\r\n"
-                 f"Date: Mon, 23 Nov 2026 10:00:00 +0000\r\n\r\n{body}\r\n").encode()
-
-
-def append(mailboxes, raws: list[bytes]) -> None:
-    with mailboxes.login("game") as client:
-        for chunk in range(0, len(raws), 100):
-            client.multiappend("INBOX", raws[chunk:chunk + 100])
-
-
 def start(database_url: str, mail_config: MailConfig, clock: Clock, *, secret_words: bool) -> MailWorker:
+    clock.now = datetime.now(timezone.utc)  # the mail's own clock: what the mailbox and the relay see
     engine = make_engine(database_url)
     GameService(engine, mail_domain="example.test", clock=clock).create_game(
         "fifth-avenue", PLAYERS, seed=5, secret_words=secret_words)
@@ -81,11 +65,11 @@ def test_no_flood_locks_a_player_out_of_their_move(mailboxes, mail_config, datab
     secret = f"\nsecret {player.secret}" if secret_words else ""
     forger = player.email  # the From of the junk: a forger's in a game without secret words, the player's own in one
     n = iter(range(1000))
-    flood = [raw_mail(next(n), forger, f"board\nWhat is going on?{secret}")[1] for _ in range(60)]
-    flood += [raw_mail(next(n), player.email, f"mail {'all' if k % 2 else 'turns'}{secret}")[1] for k in range(30)]
-    flood += [raw_mail(next(n), player.email, f"say Hello again, number {k}{secret}")[1] for k in range(20)]
+    flood = [ordinary(next(n), forger, f"board\nWhat is going on?{secret}")[1] for _ in range(60)]
+    flood += [ordinary(next(n), player.email, f"mail {'all' if k % 2 else 'turns'}{secret}")[1] for k in range(30)]
+    flood += [ordinary(next(n), player.email, f"say Hello again, number {k}{secret}")[1] for k in range(20)]
     move = info.state.legal_commands()[0]
-    move_id, move_raw = raw_mail(next(n), player.email, f"{move}{secret}")
+    move_id, move_raw = ordinary(next(n), player.email, f"{move}{secret}")
     append(mailboxes, flood + [move_raw])
 
     report = worker.run_once()
@@ -113,19 +97,19 @@ def test_talk_floods_among_ordinary_mails(mailboxes, mail_config, database_url, 
     n = iter(range(100_000))
     long_words = "These are long words, " * 180
     floods = [
-        raw_mail(next(n), email["ann"], "\n".join(f"moderator help me, line {k}" for k in range(1000)))[1],
-        raw_mail(next(n), email["bob"], "\n".join(f"moderator help {k}" for k in range(35_000)))[1],
-        raw_mail(next(n), email["cy"], "\n".join(f"say {k}: {long_words}" for k in range(200)))[1],
+        ordinary(next(n), email["ann"], "\n".join(f"moderator help me, line {k}" for k in range(1000)))[1],
+        ordinary(next(n), email["bob"], "\n".join(f"moderator help {k}" for k in range(35_000)))[1],
+        ordinary(next(n), email["cy"], "\n".join(f"say {k}: {long_words}" for k in range(200)))[1],
     ]
     for user in FLOOD_SENDERS:  # words to the moderator from everyone, some forged: 36 messages, budget 20
-        floods += [raw_mail(next(n), email[user], f"moderator Please look at game 1, note {k}")[1] for k in range(12)]
-    floods += [raw_mail(next(n), email["ann"], f"pictures {'off' if k % 2 else 'on'}")[1] for k in range(30)]
-    floods += [raw_mail(next(n), email["bob"], f"say Chatter {k}")[1] for k in range(20)]
+        floods += [ordinary(next(n), email[user], f"moderator Please look at game 1, note {k}")[1] for k in range(12)]
+    floods += [ordinary(next(n), email["ann"], f"pictures {'off' if k % 2 else 'on'}")[1] for k in range(30)]
+    floods += [ordinary(next(n), email["bob"], f"say Chatter {k}")[1] for k in range(20)]
     ordinary = {}
     batch = list(floods)
     for k in range(45):
         user = FLOOD_SENDERS[k % 3]
-        mid, raw = raw_mail(next(n), email[user], ["board", "hand", "legal", "help", "history"][k % 5])
+        mid, raw = ordinary(next(n), email[user], ["board", "hand", "legal", "help", "history"][k % 5])
         ordinary[mid] = user
         batch.insert((k * 7919) % (len(batch) + 1), raw)
     moderator_before = len(mailboxes.messages("dee"))
