@@ -105,12 +105,12 @@ def test_talk_floods_among_ordinary_mails(mailboxes, mail_config, database_url, 
         floods += [ordinary(next(n), email[user], f"moderator Please look at game 1, note {k}")[1] for k in range(12)]
     floods += [ordinary(next(n), email["ann"], f"pictures {'off' if k % 2 else 'on'}")[1] for k in range(30)]
     floods += [ordinary(next(n), email["bob"], f"say Chatter {k}")[1] for k in range(20)]
-    ordinary = {}
+    expected = {}
     batch = list(floods)
     for k in range(45):
         user = FLOOD_SENDERS[k % 3]
         mid, raw = ordinary(next(n), email[user], ["board", "hand", "legal", "help", "history"][k % 5])
-        ordinary[mid] = user
+        expected[mid] = user
         batch.insert((k * 7919) % (len(batch) + 1), raw)
     moderator_before = len(mailboxes.messages("dee"))
     append(mailboxes, batch)
@@ -120,8 +120,8 @@ def test_talk_floods_among_ordinary_mails(mailboxes, mail_config, database_url, 
     assert len(report.processed) == len(batch) and mailboxes.messages("game") == []
     for user in FLOOD_SENDERS:
         answers = Counter(m["In-Reply-To"] for m in parsed(mailboxes, user))
-        assert {mid: answers[mid] for mid, who in ordinary.items() if who == user} == {
-            mid: 1 for mid, who in ordinary.items() if who == user}, user
+        assert {mid: answers[mid] for mid, who in expected.items() if who == user} == {
+            mid: 1 for mid, who in expected.items() if who == user}, user
     to_moderator = len(mailboxes.messages("dee")) - moderator_before
     assert 0 < to_moderator <= MODERATOR_MAILS_AN_HOUR
     with Session(worker.engine) as s:
@@ -139,6 +139,6 @@ def test_talk_floods_among_ordinary_mails(mailboxes, mail_config, database_url, 
     # (with what the hour's pass added: the worker, an hour away from the deadlines, says so)
     assert len(digests) == 1 and int(digests[0]["Subject"].split()[2]) >= len(held), digests[0]["Subject"]
     with capsys.disabled():
-        print(f"\n{len(batch)} mails, {len(ordinary)} ordinary: outcomes {dict(outcomes)}; to the moderator "
+        print(f"\n{len(batch)} mails, {len(expected)} ordinary: outcomes {dict(outcomes)}; to the moderator "
               f"{to_moderator} in the pass and one digest of {len(held)} an hour later; talk mails "
               f"{len(sizes)}, the largest {max(sizes):,} bytes")
