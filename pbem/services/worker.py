@@ -192,8 +192,8 @@ class MailWorker:
 
     def let_robots_play(self, game_ids: list[int] | None = None, seconds: float = MOST_SECONDS_A_PASS) -> bool:
         """The robots' turn: every robot seat whose decision is due plays it (services.robot_seats), in
-        ``game_ids`` (default: every game with a robot), so a person's move and the robots' answers to it go
-        out in one pass, for at most ``seconds``. True if any robot moved."""
+        ``game_ids`` (default: every game where one must decide, found by index), so a person's move and the
+        robots' answers to it go out in one pass, for at most ``seconds``. True if any robot moved."""
         moved = self.robots.play_due(game_ids, seconds=seconds)
         for line in moved.lines() + self.robots.tell_moderator(moved.failed, self.mail.moderator):
             self.log(line)
