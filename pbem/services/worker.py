@@ -345,7 +345,8 @@ class MailWorker:
             return Processed(self.mail.rejected_folder, who, f"ignored ({reason})")
         limit = over_limit(msg, ledger=self.ledger, moderator=self.mail.moderator, rate_limit=self.rate_limit)
         result = self.commands.handle(raw, inbound=inbound, parsed=msg, over_limit=limit)
-        return Processed(self.folder_for(result.outcome), who, result.outcome,
+        outcome = f"ignored ({limit})" if limit and result.outcome == "ignored" else result.outcome
+        return Processed(self.folder_for(result.outcome), who, outcome,
                          result.game_id if result.outcome == "applied" else None)
 
     def _recorded(self, key: str) -> str | None:

@@ -47,9 +47,15 @@ def test_moves_are_never_rate_limited_but_mail_that_applies_nothing_is(db_engine
     # A loop: mail that changes nothing is answered three times, then only recorded.
     outcomes = [send(BOB, "board") for _ in range(5)]
     assert outcomes[:3] == ["info"] * 3
-    assert outcomes[3:] == ["ignored (rate limit: more than 3 mails from bob@example.test in an hour that applied "
-                            "nothing)"] * 2
+    assert outcomes[3:] == ["ignored (rate limit: more than 3 mails from bob@example.test in an hour that changed "
+                            "nothing; only a move is read until the hour is over)"] * 2
     assert send(ANN, "board") == "info"  # per sender
+    # Over the limit, a move is still read and applied (with a question, which is not answered).
+    state = games.get(1).state
+    mover = (ANN, BOB)[state.current_player()]
+    for _ in range(5):
+        send(mover, "board")
+    assert send(mover, f"{state.legal_commands()[0]}\nboard") == "applied"
 
 
 def _bounce() -> bytes:
