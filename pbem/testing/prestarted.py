@@ -74,8 +74,12 @@ class Prestarted:
     """One prestarted process for the console script ``command``, started on the first ``run``."""
 
     def __init__(self, command: str, *, preload: Iterable[str], per_run: Iterable[str] = (),
-                 start_timeout: float = 60.0) -> None:
+                 start_timeout: float = 60.0, env: dict[str, str] | None = None, cwd: str | None = None) -> None:
+        """``env`` and ``cwd``: what the process starts with (default: the first run's). Given, the runs forked
+        are those made in them, whichever run comes first (a test's own environment must not decide for the
+        rest of the session)."""
         self.command = command
+        self.home = (env, cwd)
         self.script = ""  # the script the prestarted process runs, once it has started
         self.preload = tuple(preload)
         self.per_run = frozenset(per_run)
@@ -150,9 +154,10 @@ class Prestarted:
         if self.failed is not None:
             return None
         if self._process is None:
-            if not self._start(env, cwd):
+            home_env, home_cwd = self.home
+            if not self._start(env if home_env is None else home_env, cwd if home_cwd is None else home_cwd):
                 return None
-        elif not self._compatible(env, cwd) or self._process.poll() is not None:
+        if not self._compatible(env, cwd) or self._process.poll() is not None:
             return None
         shown = [*(command or [self.command]), *args]
         out_r, out_w = os.pipe()
