@@ -37,6 +37,9 @@ from ..config import MailConfig
 from .moderator_mail import release as release_to_moderator
 
 
+RELEASE_EVERY = 5.0  # seconds between two looks at the moderator's held mails
+
+
 def merge(total: SendReport, more: SendReport) -> None:
     total.sent += more.sent
     total.retry += more.retry
@@ -64,6 +67,7 @@ class OutboxRelay:
         self._served = 0  # the wake() calls that a completed round had seen when it began
         self._stopping = False
         self._report = SendReport()  # what the thread sent since the last take_report()
+        self._release_after = 0.0  # when the moderator's held mails are looked at again (services.moderator_mail)
 
     @property
     def running(self) -> bool:
@@ -76,9 +80,12 @@ class OutboxRelay:
 
     # ------------------------------------------------------------------ in the caller's thread
 
-    def send_now(self) -> SendReport:
-        """Send every due mail, in this thread."""
+    def send_now(self, *, moderator: bool = False) -> SendReport:
+        """Send every due mail, in this thread; with ``moderator``, let the moderator's held mails go first
+        whenever they were last looked at (else at most every RELEASE_EVERY seconds)."""
         assert not self.running, "the relay's thread sends; wake() it instead"
+        if moderator:
+            self._release_after = 0.0
         return self._send()
 
     def close(self) -> None:
@@ -165,8 +172,11 @@ class OutboxRelay:
         return report
 
     def _send_round(self) -> SendReport:
-        # The moderator's held mails first: those the hour has room for go out in this round.
-        release_to_moderator(self.engine, self.clock(), self.mail.game_address.rpartition("@")[2] or "pbem.invalid")
+        # The moderator's held mails first: those the hour has room for go out in this round. Looked at every few
+        # seconds, not in every round (a round follows each mail the worker reads): notices are not that urgent.
+        if time.monotonic() >= self._release_after:
+            release_to_moderator(self.engine, self.clock(), self.mail.game_address.rpartition("@")[2] or "pbem.invalid")
+            self._release_after = time.monotonic() + RELEASE_EVERY
         if self._runner is None:
             self._runner = asyncio.Runner()
             # send_now() keeps one connection, so a --once pass stays one sequence of steps.

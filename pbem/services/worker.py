@@ -113,7 +113,7 @@ class MailWorker:
             with Inbox(self.mail.imap) as inbox:
                 self.read_inbox(inbox, report)
             self.robots_and_deadlines()
-            merge(report.sent, self.relay.send_now())
+            merge(report.sent, self.relay.send_now(moderator=True))
             self.keep_archive()
             self.heartbeat.beat(stopped=True)
         except Exception as exc:  # pbem status tells why, until a pass of the timer works again
