@@ -68,7 +68,10 @@ def child(url: str, config: dict) -> None:
 def run(url: str, dovecot: Dovecot, smtp: SmtpToLmtp, big: bytes | None) -> dict:
     engine = make_engine(url)
     with engine.begin() as connection:
-        for table in ("outbox", "inbound_mails", "decision_clocks", "snapshots", "events", "seats", "games"):
+        tables = ("outbox", "inbound_mails", "decision_clocks", "snapshots", "events", "seats", "games")
+        if engine.dialect.name == "postgresql":  # game numbers start at 1 again: the mails name game 1
+            connection.exec_driver_sql(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE")
+        for table in tables:
             connection.exec_driver_sql(f"DELETE FROM {table}")
     games = GameService(engine, mail_domain="example.test")
     games.create_game("fifth-avenue", PLAYERS, seed=5)
