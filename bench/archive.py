@@ -32,7 +32,8 @@ import sqlalchemy as sa
 from pbem.archive.site import BuildReport, build
 from pbem.services.game_transfer import export_game, import_game
 from pbem.services.games import GameService
-from pbem.testing.archive_games import Setup, play, random_commands, submit_commands
+import checkout  # noqa: F401 - pbem_testing/ in reach (bench/checkout.py)
+from pbem_testing.archive_games import Setup, play, random_commands, submit_commands
 from store import fresh_database  # bench/store.py: the same fresh SQLite file or pbem_bench database
 
 PEOPLE = [(f"Person{n:02d}", f"person{n:02d}@example.org") for n in range(16)]

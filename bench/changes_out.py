@@ -4,7 +4,7 @@ server's 250 for every player's mail, while a `pbem worker` runs with a poll int
 Run: python bench/changes_out.py [--changes 10]
 
 Needs Dovecot (Debian: dovecot-imapd, dovecot-lmtpd): a private instance and an SMTP server delivering into it
-are started, as in the tests (pbem.testing.mailservers). Each change runs twice over: in a new Python process,
+are started, as in the tests (pbem_testing.mailservers). Each change runs twice over: in a new Python process,
 as a moderator types it, and in a process that has imported pbem already (the command alone, without the
 second or so Python takes to import pbem). Printed: the median and the slowest delay of each, and whether every
 mail reached the SMTP server exactly once after the worker's last round.
@@ -35,7 +35,7 @@ from sqlalchemy.orm import Session  # noqa: E402
 from pbem.services.games import GameService  # noqa: E402
 from pbem.store.db import make_engine, upgrade  # noqa: E402
 from pbem.store.models import OutboxMail  # noqa: E402
-from pbem.testing.mailservers import Dovecot, SmtpToLmtp  # noqa: E402
+from pbem_testing.mailservers import Dovecot, SmtpToLmtp  # noqa: E402
 
 PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test"), ("Cy", "cy@example.test")]
 GAME = "game@example.test"

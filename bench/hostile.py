@@ -30,7 +30,8 @@ from pbem.config import MailConfig, ServerConfig
 from pbem.services.games import GameService
 from pbem.services.worker import MailWorker
 from pbem.store.db import make_engine, upgrade
-from pbem.testing.mailservers import Dovecot, SmtpToLmtp
+import checkout  # noqa: F401 - pbem_testing/ in reach (bench/checkout.py)
+from pbem_testing.mailservers import Dovecot, SmtpToLmtp
 
 GAME = "game@example.test"
 MODERATOR = "dee@example.test"

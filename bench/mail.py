@@ -51,8 +51,9 @@ from pbem.config import MailConfig, ServerConfig
 from pbem.services.games import GameService
 from pbem.services.worker import MailWorker
 from pbem.store.db import make_engine, upgrade
-from pbem.testing.mailservers import Dovecot, SmtpToLmtp
-from pbem.testing.workers import worker_env
+import checkout  # noqa: F401 - pbem_testing/ in reach (bench/checkout.py)
+from pbem_testing.mailservers import Dovecot, SmtpToLmtp
+from pbem_testing.workers import worker_env
 
 GAME = "game@example.test"
 PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test")]

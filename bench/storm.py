@@ -6,7 +6,7 @@ Run: python bench/storm.py [--moves 150] [--kill-chance 0.2] [--cut-chance 0.15]
 One line per database (a SQLite file; PostgreSQL at --postgres, where every database connection of the
 workers is also terminated at random moments): moves sent and applied, moves lost and applied twice, kills,
 connection cuts, workers that died unbidden, mails set aside, mails sent and delivered, mails delivered
-twice (at most one per kill may be), and the wall time. See pbem.testing.storm.
+twice (at most one per kill may be), and the wall time. See pbem_testing.storm.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from pbem.store.db import make_engine, upgrade
-from pbem.testing.mailservers import Dovecot, SmtpToLmtp
-from pbem.testing.storm import Storm
+import checkout  # noqa: F401 - pbem_testing/ in reach (bench/checkout.py)
+from pbem_testing.mailservers import Dovecot, SmtpToLmtp
+from pbem_testing.storm import Storm
 
 
 def fresh_postgres(admin_url: str, name: str) -> str:

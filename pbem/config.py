@@ -397,7 +397,7 @@ VARIABLES: dict[str, Kind | None] = {
     "PBEM_CONFIG": PATH,
     "PBEM_CRASH_AT": COUNT,  # pbem.crashpoints: the worker kills itself at the N-th crash point
     "PBEM_CRASH_LOG": PATH,  # pbem.crashpoints: every crash point reached is appended here
-    "PBEM_CHROMIUM": None,  # pbem.testing.browser
+    "PBEM_CHROMIUM": None,  # pbem_testing.browser
     "PBEM_CHROMEDRIVER": None,
     "PBEM_SCREENSHOTS": None,
     "PBEM_UPDATE_GOLDEN": None,  # tests/integration: rewrite the golden files

@@ -32,8 +32,8 @@ import pytest
 import sqlalchemy as sa
 
 from pbem.store.db import make_engine, upgrade
-from pbem.testing.browser import Browser, browser_missing  # Selenium itself loads when a Browser starts
-from pbem.testing.mailservers import Dovecot, Mailboxes, SmtpToLmtp, dovecot_available
+from pbem_testing.browser import Browser, browser_missing  # Selenium itself loads when a Browser starts
+from pbem_testing.mailservers import Dovecot, Mailboxes, SmtpToLmtp, dovecot_available
 
 if TYPE_CHECKING:
     from pbem.services.games import GameService
@@ -253,7 +253,7 @@ def mailboxes(request: pytest.FixtureRequest, dovecot: Dovecot) -> Iterator[Mail
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
-    """One headless Chromium for the whole run (``pbem.testing.browser``): ``browser.open(html, width=390)``.
+    """One headless Chromium for the whole run (``pbem_testing.browser``): ``browser.open(html, width=390)``.
     Without chromium and chromedriver (Debian: chromium, chromium-driver; ``.ci/run`` installs them) the
     tests using it fail under CI=true and are skipped elsewhere."""
     message = browser_missing()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the system packages the test suite runs for real, from Debian: Dovecot (IMAP + LMTP) and
-# headless Chromium with its WebDriver (the browser tests, pbem.testing.browser).
+# headless Chromium with its WebDriver (the browser tests, pbem_testing.browser).
 # PostgreSQL is expected at 127.0.0.1:5432 (this machine's own service). Needs root or sudo.
 # Idempotent and quiet: only the missing package sets are installed, nothing is done when all are there,
 # and apt's output is shown only when it fails.

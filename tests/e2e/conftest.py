@@ -2,7 +2,7 @@
 
 Each run is a process of its own with the run's arguments, environment, working folder and standard streams,
 executing the installed `pbem` script. By default that process is forked from one that has already imported
-pbem (``pbem.testing.prestarted``), which saves about a second of imports a run; a run whose environment
+pbem (``pbem_testing.prestarted``), which saves about a second of imports a run; a run whose environment
 differs from that process's in more than the database URL is started anew, and so is every run under
 ``PBEM_TEST_FRESH_PROCESSES=1``.
 """
@@ -18,7 +18,7 @@ from typing import Callable
 
 import pytest
 
-from pbem.testing.prestarted import Prestarted
+from pbem_testing.prestarted import Prestarted
 
 PBEM = shutil.which("pbem")
 FRESH_PROCESSES = os.environ.get("PBEM_TEST_FRESH_PROCESSES", "") not in ("", "0")

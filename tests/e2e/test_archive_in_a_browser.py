@@ -1,8 +1,8 @@
-"""Issue 18: the archive's web site in a real browser (headless Chromium, ``pbem.testing.browser``), from the
+"""Issue 18: the archive's web site in a real browser (headless Chromium, ``pbem_testing.browser``), from the
 file system (file:// URLs) as a reader who downloaded the folder would open it.
 
 The archive holds three finished games (two of Fifth Avenue, of two players each, and a Manhattan of three)
-and a running Fifth Avenue, played once for the module through the game service (``pbem.testing.archive_games``),
+and a running Fifth Avenue, played once for the module through the game service (``pbem_testing.archive_games``),
 built with ``pbem.archive.site.build``. In the browser:
 
 - the index filters by a player (only their games stay) and sorts by the game number;
@@ -34,8 +34,8 @@ from pbem.archive.site import build
 from pbem.games import get_game
 from pbem.services.games import GameService
 from pbem.store.db import make_engine
-from pbem.testing.archive_games import Setup, play, random_commands
-from pbem.testing.browser import (
+from pbem_testing.archive_games import Setup, play, random_commands
+from pbem_testing.browser import (
     DESKTOP_WIDTH,
     PHONE_WIDTH,
     Browser,

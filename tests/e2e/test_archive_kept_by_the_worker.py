@@ -26,7 +26,7 @@ from pbem.services.games import GameService
 from pbem.services.worker import MailWorker
 from pbem.store.db import make_engine
 from pbem.store.models import OutboxMail, OutboxStatus
-from pbem.testing.archive_games import random_commands, submit_commands
+from pbem_testing.archive_games import random_commands, submit_commands
 
 GAME = "game@example.test"
 PLAYERS = (("Ann", "ann@example.test"), ("Bob", "bob@example.test"), ("Cy", "cy@example.test"))

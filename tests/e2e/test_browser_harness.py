@@ -1,4 +1,4 @@
-"""The browser harness (pbem.testing.browser) can fail: each check is shown both
+"""The browser harness (pbem_testing.browser) can fail: each check is shown both
 passing on a page that is right and failing on one that is wrong, in a real headless
 Chromium at a phone's width (390 px) and a desktop's (900 px)."""
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.testing.browser import (DESKTOP_WIDTH, PHONE_WIDTH, Browser, BrowserError, Page, inline_cid_images,
+from pbem_testing.browser import (DESKTOP_WIDTH, PHONE_WIDTH, Browser, BrowserError, Page, inline_cid_images,
                                   mail_html, screenshot_dir)
 
 WIDTHS = (PHONE_WIDTH, DESKTOP_WIDTH)

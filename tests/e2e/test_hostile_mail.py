@@ -2,7 +2,7 @@
 
 The worker reads a real Dovecot mailbox and answers through a real SMTP server. Hostile mails (huge, empty,
 duplicated, non-ASCII, CR/LF-carrying and encoded-word values in every header it reads, 20,000-line bodies,
-malformed MIME; ``pbem.testing.hostile``) are mixed with ordinary players' mails. Whatever they hold, the
+malformed MIME; ``pbem_testing.hostile``) are mixed with ordinary players' mails. Whatever they hold, the
 pass ends normally, every ordinary mail is answered exactly once, nothing stays in the INBOX or in
 ``sending``, and a mail the code fails on is set aside alone: recorded, filed, the moderator told once.
 """
@@ -29,7 +29,7 @@ from pbem.services import worker as worker_module
 from pbem.services.worker import MailWorker
 from pbem.store.db import DatabaseUnavailable, make_engine
 from pbem.store.models import Event, InboundMail, MailClaim, OutboxMail, OutboxStatus
-from pbem.testing.hostile import CRLF_WORD, hostile_mails
+from pbem_testing.hostile import CRLF_WORD, hostile_mails
 
 GAME = "game@example.test"
 MODERATOR = "dee@example.test"

@@ -53,7 +53,7 @@ from pbem.services.games import GameService
 from pbem.services.simulate import choose
 from pbem.store.db import make_engine
 from pbem.store.models import OutboxMail
-from pbem.testing.browser import DESKTOP_WIDTH, PHONE_WIDTH, Browser, Page, mail_html, screenshot_dir
+from pbem_testing.browser import DESKTOP_WIDTH, PHONE_WIDTH, Browser, Page, mail_html, screenshot_dir
 
 pytestmark = pytest.mark.xdist_group("mails_in_a_browser")  # its module-scoped fixtures are made once, on one worker
 

@@ -20,7 +20,7 @@ from test_worker_forever import wait_until  # noqa: I001
 from pbem.services.heartbeat import GONE
 from pbem.store.db import make_engine, upgrade
 from pbem.store.models import WorkerHeartbeat
-from pbem.testing.workers import worker_env
+from pbem_testing.workers import worker_env
 
 GAME = "game@example.test"
 SECONDS = r"\d+ s"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.testing.storm import Storm
+from pbem_testing.storm import Storm
 
 MOVES = 30
 

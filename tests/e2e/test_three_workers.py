@@ -1,5 +1,5 @@
 """Three `pbem worker` processes, as on three hosts, on one PostgreSQL database and one Dovecot mailbox, with a
-stream of player mails of many games (``pbem.testing.crowd``): every mail is recorded once, filed once, applied
+stream of player mails of many games (``pbem_testing.crowd``): every mail is recorded once, filed once, applied
 once and answered once, and each worker does some of the work. Then one of the three is killed in the middle of
 the stream and not started again: the other two go on and lose nothing. Last, a mail claimed by a worker of
 another host waits for that claim's lease.
@@ -24,7 +24,7 @@ from pbem.services.games import GameService
 from pbem.services.worker import MailWorker
 from pbem.store.db import make_engine
 from pbem.store.models import MailClaim, OutboxStatus, utcnow
-from pbem.testing.crowd import GAME, Crowd, worker_lines
+from pbem_testing.crowd import GAME, Crowd, worker_lines
 
 PROCESSED, REJECTED = "pbem-processed", "pbem-rejected"
 

@@ -12,7 +12,7 @@ from pbem.demo.players import listed_commands
 
 from pbem.services.games import GameService
 from pbem.store.db import make_engine, upgrade
-from pbem.testing.workers import worker_env
+from pbem_testing.workers import worker_env
 
 
 def wait_until(predicate, timeout: float) -> float:

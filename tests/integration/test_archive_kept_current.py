@@ -26,7 +26,7 @@ from pbem.services.games import GameService
 from pbem.services.table_talk import TableTalk
 from pbem.store.db import make_engine
 from pbem.store.models import Event
-from pbem.testing.archive_games import Setup, play
+from pbem_testing.archive_games import Setup, play
 
 ANN, BOB, CY, DEE = (("Annabel", "ann@example.org"), ("Bartholomew", "bob@example.org"), ("Cyrus", "cy@example.org"),
                      ("Delphine", "dee@example.org"))

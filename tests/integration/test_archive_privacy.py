@@ -34,7 +34,7 @@ from pbem.archive.site import build
 from pbem.services.games import GameService
 from pbem.services.table_talk import TableTalk
 from pbem.store.db import alembic_config, make_engine, upgrade
-from pbem.testing.archive_games import Setup, play
+from pbem_testing.archive_games import Setup, play
 
 ZOE, BOB, MARTIN = ("Zoë Lefèvre", "zoe@example.org"), ("Bob", "bob@example.org"), ("Zoë Martin", "martin@example.org")
 CY, DEE = ("Cyrus Smith", "cy@example.org"), ("Delphine", "dee@example.org")

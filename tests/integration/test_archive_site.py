@@ -1,6 +1,6 @@
 """Issue 18: the game history archive as a static web site (``pbem.archive.site``, ``pbem archive build``).
 
-One SQLite database is played once for the module (``pbem.testing.archive_games``: the by-kind random
+One SQLite database is played once for the module (``pbem_testing.archive_games``: the by-kind random
 player's commands through the game service): a finished Fifth Avenue of two players, a finished Manhattan of
 three, a running Fifth Avenue of two (Cy and Dee, who play nowhere else) and a Manhattan the moderator left out
 of the archive (with Eve, who plays nowhere else). Each test builds the site from a copy of it.
@@ -37,7 +37,7 @@ from pbem.cli import app
 from pbem.games import get_game
 from pbem.services.games import GameService
 from pbem.store.db import make_engine
-from pbem.testing.archive_games import Setup, play, submit_commands
+from pbem_testing.archive_games import Setup, play, submit_commands
 
 pytestmark = pytest.mark.xdist_group("archive_site")  # its module-scoped fixtures are made once, on one worker
 
@@ -125,7 +125,7 @@ def links_of(html: str) -> list[str]:
 
 def hands_of_the_running_game() -> set[str]:
     """Every hand of every seat of the running game at every point it reached: ``hand_text`` of each view."""
-    from pbem.testing.archive_games import random_commands
+    from pbem_testing.archive_games import random_commands
 
     module = get_game(RUNNING_SETUP.kind)
     state = module.new_game(players=2, seed=RUNNING_SETUP.seed)
@@ -138,7 +138,7 @@ def hands_of_the_running_game() -> set[str]:
 
 
 def final_hands(game_id: int, setup: Setup) -> list[str]:
-    from pbem.testing.archive_games import random_commands
+    from pbem_testing.archive_games import random_commands
 
     module = get_game(setup.kind)
     state = module.new_game(players=len(setup.players), seed=setup.seed, **setup.options)

@@ -34,7 +34,7 @@ from pbem.config import ServerConfig
 from pbem.services.games import GameService
 from pbem.store.db import make_engine
 from pbem.store.models import OutboxMail, OutboxStatus, utcnow
-from pbem.testing.mailservers import free_port
+from pbem_testing.mailservers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME = "game@example.test"
@@ -81,7 +81,7 @@ def _run_pbem(args: list[str], env: dict[str, str], cwd: Path, *, warm: bool) ->
     """Run ``pbem args`` in a process of its own; returns (its start on the monotonic clock, its pid, stdout, stderr).
 
     ``warm``: the process imports pbem first and the command starts when told, as the suite's prestarted runs
-    do (``pbem.testing.prestarted``): what is measured is then the command, not Python importing pbem (about a
+    do (``pbem_testing.prestarted``): what is measured is then the command, not Python importing pbem (about a
     second here, the same for every pbem command)."""
     if not warm:
         start = time.monotonic()

@@ -12,7 +12,7 @@ import pytest
 from imapclient import IMAPClient
 from imapclient.exceptions import LoginError
 
-from pbem.testing.mailservers import Dovecot, Mailboxes, SmtpToLmtp
+from pbem_testing.mailservers import Dovecot, Mailboxes, SmtpToLmtp
 
 
 def _message(sender: str, to: list[str], subject: str, body: str = "hello\n") -> EmailMessage:

@@ -16,7 +16,7 @@ from pbem.config import MailConfig, ServerConfig
 from pbem.services.games import GameService
 from pbem.services.outbox_process import OutboxProcess, shareable
 from pbem.store.db import make_engine
-from pbem.testing.workers import unsent_mails
+from pbem_testing.workers import unsent_mails
 
 PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test")]
 LOGGED: list[str] = []

@@ -178,11 +178,11 @@ def test_an_unknown_pbem_variable_is_refused_with_the_name_it_probably_meant() -
 
 
 def test_the_variables_of_the_test_suite_are_all_known() -> None:
-    """Every PBEM_ name in pbem/, tests/ and bench/ is a setting, a variable pbem.config knows, or the suite's own
-    PBEM_TEST_...: otherwise the harness would set one that every command refuses."""
+    """Every PBEM_ name in pbem/, pbem_testing/, tests/ and bench/ is a setting, a variable pbem.config knows, or
+    the suite's own PBEM_TEST_...: otherwise the harness would set one that every command refuses."""
     names: set[str] = set()
     on_purpose = {"test_config.py", "test_cli_bad_input.py", "test_cli_config.py"}  # their misspelt names
-    for folder in ("pbem", "tests", "bench"):
+    for folder in ("pbem", "pbem_testing", "tests", "bench"):
         for path in (ROOT / folder).rglob("*.py"):
             if path.name in on_purpose:
                 continue

@@ -35,6 +35,7 @@ import time
 from pathlib import Path
 from typing import Iterable
 
+_HARNESSES = str(Path(__file__).resolve().parents[1])  # the folder that holds pbem_testing/
 _MESSAGE = 1 << 20  # room for one request (arguments and environment) in one datagram
 
 
@@ -106,7 +107,8 @@ class Prestarted:
         own = {k: v for k, v in env.items() if k not in self.per_run}  # read by a run, not by an import
         with open(log_path, "wb") as log:
             self._process = subprocess.Popen(
-                [*python, "-c", _BOOT, self._address, script, ",".join(sorted(self.per_run)), *self.preload],
+                [*python, "-c", _BOOT, _HARNESSES, self._address, script, ",".join(sorted(self.per_run)),
+                 *self.preload],
                 env=own, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
         self.env, self.cwd = own, cwd
         ready = Path(self._address + ".ready")
@@ -244,8 +246,10 @@ import os, sys
 if not sys.flags.safe_path:
     del sys.path[0]  # the working folder, which a started script does not have there
 environment = dict(os.environ)
-address, script, per_run, *preload = sys.argv[1:]
-from pbem.testing.prestarted import serve
+harnesses, address, script, per_run, *preload = sys.argv[1:]
+sys.path.append(harnesses)  # pbem_testing/ is never installed; the runs must not see its folder on their path
+from pbem_testing.prestarted import serve
+sys.path.remove(harnesses)
 serve(address, script, per_run.split(",") if per_run else [], preload, environment)
 """
 

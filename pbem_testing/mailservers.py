@@ -269,7 +269,7 @@ class Dovecot:
         uid, gid, login_user, internal_user, internal_group = self._ids()
         instance = f"pbem-{os.getpid()}-{next(_instance_numbers)}-{d.name}"
         config = f"""\
-# Written by pbem.testing.mailservers: a private Dovecot 2.3 instance.
+# Written by pbem_testing.mailservers: a private Dovecot 2.3 instance.
 instance_name = {instance}
 base_dir = {d}/run
 state_dir = {d}/state

@@ -1,4 +1,0 @@
-"""Helpers for running pbem against real servers (tests, demos, benchmarks).
-
-Nothing here is imported by the game or the worker themselves.
-"""
