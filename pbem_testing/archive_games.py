@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..games import get_game
-from ..games.rng import Rng
-from ..services.games import GameService
-from ..services.simulate import choose
+from pbem.games import get_game
+from pbem.games.rng import Rng
+from pbem.services.games import GameService
+from pbem.services.simulate import choose
 
 
 @dataclass(frozen=True)

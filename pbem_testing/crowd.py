@@ -39,10 +39,10 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
-from ..games import get_game
-from ..services.games import GameService
-from ..store.db import make_engine
-from ..store.models import Event, InboundMail, MailClaim, OutboxMail, utcnow
+from pbem.games import get_game
+from pbem.services.games import GameService
+from pbem.store.db import make_engine
+from pbem.store.models import Event, InboundMail, MailClaim, OutboxMail, utcnow
 from .mailservers import Dovecot, SmtpToLmtp
 from .workers import mails_in_inbox, stop_workers, unsent_mails, worker_env
 

@@ -26,9 +26,9 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
-from ..services.games import GameService
-from ..store.db import make_engine
-from ..store.models import Event, InboundMail, OutboxMail, OutboxStatus
+from pbem.services.games import GameService
+from pbem.store.db import make_engine
+from pbem.store.models import Event, InboundMail, OutboxMail, OutboxStatus
 from .mailservers import Dovecot, SmtpToLmtp
 from .workers import mails_in_inbox, stop_workers, unsent_mails, worker_env
 

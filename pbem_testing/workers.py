@@ -11,7 +11,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from ..store.models import OutboxMail, OutboxStatus
+from pbem.store.models import OutboxMail, OutboxStatus
 from .mailservers import Dovecot
 
 
