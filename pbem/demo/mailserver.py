@@ -128,7 +128,7 @@ class _PymapServer:
             self._ready.set()
 
     async def _serve(self) -> None:
-        from proxyprotocol.reader import ProxyProtocolReader
+        from proxyprotocol.sock import SocketInfo
         from pysasl.hashing import BuiltinHash
         from pymap.backend.dict import Config, DictBackend, Login
         from pymap.imap import IMAPServer
@@ -154,8 +154,26 @@ class _PymapServer:
         self._login, self._config = login, config
         async with AsyncExitStack() as stack:
             await backend.start(stack)
-            callback = ProxyProtocolReader(config.proxy_protocol).get_callback(IMAPServer(backend.login, config))
-            server = await _start_server(callback, sock)
+            imap = IMAPServer(backend.login, config)
+            connections: set[asyncio.Task[Any]] = set()
+
+            # pymap's own command line wraps IMAPServer in proxy-protocol's reader, which starts each connection
+            # as a task it keeps no reference to. Until Python 3.12, asyncio's stream protocol kept the
+            # connection's StreamWriter, and through it the task, alive; from 3.13 on it does not, and the
+            # garbage collector destroyed every connection waiting for its client (IDLE first: "Task was
+            # destroyed but it is pending!", the client timed out). Here each connection runs in the task
+            # asyncio starts for the callback, kept in `connections` as long as it runs. No PROXY header is
+            # read: the demo's clients connect directly.
+            async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+                task = asyncio.current_task()
+                assert task is not None
+                connections.add(task)
+                try:
+                    await imap(reader, writer, SocketInfo.get(writer, None, unique_id=secrets.token_bytes(16)))
+                finally:
+                    connections.discard(task)
+
+            server = await _start_server(connected, sock)
             await stack.enter_async_context(server)
             serving = asyncio.create_task(server.serve_forever())
             stack.callback(serving.cancel)
