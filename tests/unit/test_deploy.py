@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -141,7 +142,7 @@ def test_pyproject_lists_every_package_and_ships_every_file_of_the_shipped_folde
     """pyproject.toml names pbem's packages one by one (``packages.find`` cannot see the mapped templates/ and
     migrations/): a package or folder missing from the list would be missing from the wheel."""
     setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    mapped = {"pbem": "pbem", "pbem.templates": "templates", "pbem.migrations": "migrations"}
+    mapped = {"pbem": "pbem", "pbem.templates": "templates", "pbem.migrations": "migrations", "pbem.docs": "docs"}
     assert setuptools["package-dir"] == mapped
     expected = set()
     for package, folder in mapped.items():
@@ -159,7 +160,35 @@ def test_pyproject_lists_every_package_and_ships_every_file_of_the_shipped_folde
                 assert any(fnmatch.fnmatch(path.name, glob) for glob in globs), f"{path} is not in package-data"
 
 
-def test_the_version_is_written_once() -> None:
+def test_the_version_comes_from_git_alone_into_a_file_git_ignores() -> None:
+    """No version is written by hand: setuptools-scm writes the build's into pbem/_version.py, which git must not
+    keep (a kept one would be stale at the next commit). tests/e2e/test_packages.py builds and installs them."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert "version" not in project["project"] and project["project"]["dynamic"] == ["version"]
-    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "pbem.__version__"}
+    assert "dynamic" not in project["tool"]["setuptools"], "a second source of the version"
+    scm = project["tool"]["setuptools_scm"]
+    assert scm["version_file"] == "pbem/_version.py"
+    assert any(requirement.startswith("setuptools-scm") for requirement in project["build-system"]["requires"])
+    if (ROOT / ".git").exists():  # (a tree unpacked from the sdist has no git to ask)
+        ignored = subprocess.run(["git", "check-ignore", "--no-index", "-q", "pbem/_version.py"], cwd=ROOT,
+                                 timeout=30)
+        assert ignored.returncode == 0, "pbem/_version.py is not git-ignored"
+        kept = subprocess.run(["git", "ls-files", "pbem/_version.py"], cwd=ROOT, capture_output=True, text=True,
+                              timeout=30)
+        assert kept.stdout == "", "pbem/_version.py is kept in git"
+
+
+def test_a_source_tree_never_built_says_its_version_is_unknown(tmp_path: Path) -> None:
+    """pbem/_version.py is written by a build; a tree put on PYTHONPATH without one still imports, with the
+    version a build without git metadata gets (pyproject.toml's fallback_version)."""
+    (tmp_path / "pbem").mkdir()
+    shutil.copy(ROOT / "pbem" / "__init__.py", tmp_path / "pbem" / "__init__.py")
+    # -S: without site-packages, whose editable install of pbem would find this tree's pbem/_version.py.
+    found = subprocess.run([sys.executable, "-S", "-c", "import pbem; print(pbem.__file__, pbem.__version__)"],
+                           env=dict(os.environ, PYTHONPATH=str(tmp_path)), cwd=tmp_path, capture_output=True, text=True,
+                           timeout=60)
+    assert found.returncode == 0, found.stderr
+    where, version = found.stdout.split()
+    assert Path(where) == tmp_path / "pbem" / "__init__.py"
+    fallback = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools_scm"]["fallback_version"]
+    assert version == fallback == "0.0+unknown"
