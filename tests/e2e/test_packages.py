@@ -1,0 +1,171 @@
+"""Releases as pip sees them (issue 33, points 2 and 5): versions from git, and complete, clean packages.
+
+A clone of this repository gets a release tag on its last commit, and then one commit more (an empty one, so the
+two trees hold the same files). The tag is built as deploy/README.md builds a release (``python -m build``: the
+sdist, then the wheel from that sdist), the later commit straight from its tree (``--wheel``). Both builds run
+without build isolation, on this environment's setuptools and setuptools-scm (the test extra), so nothing is
+downloaded. The clone brings this repository's own tags along, but the tag made here is the nearest, so the
+versions do not depend on which tags a clone has.
+
+The wheels go into a virtualenv of their own with nothing else in it: `pbem --version` needs none of pbem's
+dependencies (pbem/cli/__init__.py answers it before loading the command tree), and pip installs offline
+(``--no-index --no-deps``). About 10 s for the two builds and the installs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from dataclasses import dataclass
+from email.parser import HeaderParser
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.xdist_group("packages")  # its module-scoped builds are made once, on one worker
+
+ROOT = Path(__file__).resolve().parents[2]
+TAG, RELEASE = "v7.1.0", "7.1.0"  # a version no real release has, so nothing but this test's tag can give it
+LATER = re.compile(r"7\.1\.1\.dev1\+g([0-9a-f]{7,})")  # setuptools-scm: the next patch, one commit on
+IDENTITY = {"GIT_AUTHOR_NAME": "pbem tests", "GIT_AUTHOR_EMAIL": "tests@example.invalid",
+            "GIT_COMMITTER_NAME": "pbem tests", "GIT_COMMITTER_EMAIL": "tests@example.invalid"}
+
+
+def environment() -> dict[str, str]:
+    """This environment without anything that would choose the version instead of git."""
+    return {name: value for name, value in os.environ.items() if not name.startswith("SETUPTOOLS_SCM_")} | IDENTITY
+
+
+def run(*command: str | Path, cwd: Path, timeout: int = 300) -> str:
+    proc = subprocess.run([str(part) for part in command], cwd=cwd, env=environment(), capture_output=True,
+                          text=True, timeout=timeout)
+    assert proc.returncode == 0, f"{command}: {proc.stdout[-3000:]}{proc.stderr[-3000:]}"
+    return proc.stdout
+
+
+@dataclass
+class Releases:
+    clone: Path
+    sdist: Path  # of the tag
+    wheel: Path  # of the tag, built from its sdist
+    later: Path  # of the later commit, built from its tree
+    later_commit: str
+    tracked: set[str]  # the files git keeps, in both commits
+
+
+@pytest.fixture(scope="module")
+def releases(tmp_path_factory: pytest.TempPathFactory) -> Releases:
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail("git and this repository's .git are needed to build versions from git")
+        pytest.skip("git or this repository's .git is missing (a tree unpacked from an sdist)")
+    work = tmp_path_factory.mktemp("releases")
+    clone = work / "clone"
+    run("git", "clone", "--quiet", ROOT, clone, cwd=work)
+    run("git", "tag", "-a", TAG, "-m", f"pbem {RELEASE}", cwd=clone)
+    run(sys.executable, "-m", "build", "--no-isolation", "--outdir", work / "tag", clone, cwd=work)
+    run("git", "commit", "--quiet", "--allow-empty", "-m", "A later commit", cwd=clone)
+    run(sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", work / "later", clone, cwd=work)
+    (sdist,) = (work / "tag").glob("*.tar.gz")
+    (wheel,) = (work / "tag").glob("*.whl")
+    (later,) = (work / "later").glob("*.whl")
+    return Releases(clone, sdist, wheel, later, run("git", "rev-parse", "HEAD", cwd=clone).strip(),
+                    set(run("git", "ls-files", cwd=clone).splitlines()))
+
+
+def wheel_files(wheel: Path) -> dict[str, bytes]:
+    with zipfile.ZipFile(wheel) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def metadata(wheel: Path) -> list[tuple[str, str]]:
+    (name,) = [name for name in wheel_files(wheel) if name.endswith(".dist-info/METADATA")]
+    return HeaderParser().parsestr(wheel_files(wheel)[name].decode()).items()
+
+
+def test_a_tag_is_a_release_version_and_a_later_commit_a_dev_version_of_the_next(releases: Releases) -> None:
+    assert releases.sdist.name == f"pbem-{RELEASE}.tar.gz"
+    assert releases.wheel.name == f"pbem-{RELEASE}-py3-none-any.whl"
+    assert wheel_files(releases.wheel)["pbem/_version.py"].decode().splitlines()[-1] == f'__version__ = "{RELEASE}"'
+    version = releases.later.name.removeprefix("pbem-").removesuffix("-py3-none-any.whl")
+    later = LATER.fullmatch(version)
+    assert later, version
+    assert releases.later_commit.startswith(later.group(1))
+
+
+def test_the_newer_wheel_installed_over_the_older_one_replaces_it(releases: Releases, tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=tmp_path)
+    python, pbem = venv / "bin" / "python", venv / "bin" / "pbem"
+    site_packages = Path(run(python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))",
+                             cwd=tmp_path).strip())
+
+    def install(wheel: Path) -> str:
+        return run(sys.executable, "-m", "pip", "--python", python, "install", "--no-index", "--no-deps",
+                   "--no-compile", "--disable-pip-version-check", wheel, cwd=tmp_path)
+
+    install(releases.wheel)
+    assert run(pbem, "--version", cwd=tmp_path) == f"pbem {RELEASE}\n"
+    installed = install(releases.later)
+    later = LATER.search(releases.later.name)
+    assert later
+    assert run(pbem, "--version", cwd=tmp_path) == f"pbem {later.group(0)}\n"
+    assert f"Successfully uninstalled pbem-{RELEASE}" in installed, installed
+    assert sorted(path.name for path in site_packages.glob("pbem-*.dist-info")) == [
+        f"pbem-{later.group(0)}.dist-info"]
+
+
+def test_the_sdist_holds_every_file_git_keeps_and_nothing_else_but_what_the_build_adds(releases: Releases) -> None:
+    top = f"pbem-{RELEASE}/"
+    with tarfile.open(releases.sdist) as sdist:
+        files = {member.name.removeprefix(top) for member in sdist.getmembers() if member.isfile()}
+    assert releases.tracked <= files, sorted(releases.tracked - files)[:20]
+    added = files - releases.tracked
+    assert added == {"PKG-INFO", "setup.cfg", "pbem/_version.py"} | {
+        name for name in added if name.startswith("pbem.egg-info/")}, sorted(added)
+    for folder in ("tests/", "docs/", "deploy/", "bench/", "pbem_testing/", "migrations/", "templates/"):
+        assert any(name.startswith(folder) for name in files), folder
+    assert {"LICENSE", "CHANGELOG.md", "README.md", "pyproject.toml", ".ci/run"} <= files
+
+
+def test_the_wheel_built_from_the_sdist_is_the_wheel_built_from_the_tree(releases: Releases) -> None:
+    """The two commits hold the same files, so the wheels differ in their version alone."""
+    later = LATER.search(releases.later.name)
+    assert later
+
+    def comparable(wheel: Path, version: str) -> dict[str, bytes]:
+        files = {name.replace(f"pbem-{version}.dist-info/", "pbem.dist-info/"): data
+                 for name, data in wheel_files(wheel).items()}
+        # What names the version: the version file, and METADATA's Version line. RECORD hashes both.
+        del files["pbem/_version.py"], files["pbem.dist-info/RECORD"]
+        files["pbem.dist-info/METADATA"] = files["pbem.dist-info/METADATA"].replace(
+            f"\nVersion: {version}\n".encode(), b"\n")
+        return files
+
+    from_sdist, from_tree = comparable(releases.wheel, RELEASE), comparable(releases.later, later.group(0))
+    assert sorted(from_sdist) == sorted(from_tree), sorted(set(from_sdist) ^ set(from_tree))
+    assert [name for name in from_sdist if from_sdist[name] != from_tree[name]] == []
+
+
+def test_the_wheel_ships_pbem_and_its_files_alone_with_its_license_and_metadata(releases: Releases) -> None:
+    files = wheel_files(releases.wheel)
+    info = f"pbem-{RELEASE}.dist-info/"
+    assert {name.split("/")[0] + "/" for name in files} == {"pbem/", info}, "a top-level package besides pbem"
+    assert not [name for name in files if name.startswith(("pbem/testing/", "pbem_testing/", "tests/"))]
+    assert {"pbem/docs/cli.md", "pbem/docs/rules.md", "pbem/templates/mail/notice.txt.j2",
+            "pbem/migrations/env.py", f"{info}licenses/LICENSE"} <= set(files)
+    assert files[f"{info}licenses/LICENSE"] == (releases.clone / "LICENSE").read_bytes()
+    fields = metadata(releases.wheel)
+    values = lambda name: [value for key, value in fields if key == name]  # noqa: E731
+    assert values("License-Expression") == ["MIT"] and values("License-File") == ["LICENSE"]
+    classifiers = values("Classifier")
+    for minor in ("3.11", "3.12", "3.13"):
+        assert f"Programming Language :: Python :: {minor}" in classifiers
+    assert {"Topic :: Games/Entertainment :: Board Games", "Topic :: Communications :: Email"} <= set(classifiers)
+    urls = dict(value.split(", ", 1) for value in values("Project-URL"))
+    assert set(urls) == {"Homepage", "Documentation", "Changelog", "Issues"}, urls
