@@ -34,6 +34,10 @@ class DatabaseFileError(Exception):
     wrong with it."""
 
 
+class MissingDriver(ImportError):
+    """The database's driver is not installed: PostgreSQL's comes with the extra ``pbem[postgresql]``."""
+
+
 class DatabaseUnavailable(Exception):
     """The database could not be reached or kept failing for reasons of its own (not of what was written)."""
 
@@ -153,9 +157,12 @@ def make_engine(url: str, *, create_folder: bool = True, flushed: bool = True) -
         engine = create_engine(url, connect_args={"timeout": 60})
         _sqlite_transactions(engine, "FULL" if flushed else "NORMAL")
         return engine
-    if flushed:
-        return create_engine(url, pool_pre_ping=True)
-    return create_engine(url, pool_pre_ping=True, connect_args={"options": "-c synchronous_commit=off"})
+    options = {} if flushed else {"connect_args": {"options": "-c synchronous_commit=off"}}
+    try:
+        return create_engine(url, pool_pre_ping=True, **options)
+    except ImportError as exc:  # SQLAlchemy loads the driver here; SQLite's comes with Python, psycopg is an extra
+        raise MissingDriver(f"PostgreSQL's driver, psycopg, is not installed ({exc}): install it with "
+                            "pip install 'pbem[postgresql]'") from None
 
 
 def _sqlite_transactions(engine: Engine, synchronous: str) -> None:

@@ -169,3 +169,20 @@ def test_the_wheel_ships_pbem_and_its_files_alone_with_its_license_and_metadata(
     assert {"Topic :: Games/Entertainment :: Board Games", "Topic :: Communications :: Email"} <= set(classifiers)
     urls = dict(value.split(", ", 1) for value in values("Project-URL"))
     assert set(urls) == {"Homepage", "Documentation", "Changelog", "Issues"}, urls
+    # PostgreSQL's driver is the postgresql extra's, not a dependency of every installation.
+    assert "postgresql" in values("Provides-Extra")
+    drivers = [value for value in values("Requires-Dist") if value.startswith("psycopg")]
+    assert drivers and all('extra == "postgresql"' in value for value in drivers), drivers
+
+
+def test_a_postgresql_url_without_the_driver_is_one_error_line_naming_the_extra(tmp_path: Path) -> None:
+    """As an installation without the postgresql extra runs: psycopg cannot be imported."""
+    without_driver = "import sys; sys.modules['psycopg'] = None; from pbem.cli import main; main()"
+    env = {name: value for name, value in os.environ.items() if not name.startswith("PBEM_")}
+    proc = subprocess.run([sys.executable, "-c", without_driver, "--config", os.devnull,
+                           "--db", "postgresql://pbem@127.0.0.1:5432/pbem", "db", "upgrade"],
+                          env=dict(env, HOME=str(tmp_path)), cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert (proc.returncode, proc.stdout) == (1, ""), (proc.stdout, proc.stderr)
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    assert "pip install 'pbem[postgresql]'" in lines[0], lines
