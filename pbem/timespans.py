@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from pytimeparse2 import parse as parse_seconds
-
 
 class TimingError(ValueError):
     """A deadline setting that cannot be read; the message says what is expected."""
@@ -17,6 +15,8 @@ class TimingError(ValueError):
 
 def parse_duration(text: str, what: str) -> int:
     """'72h', '3d', '1d12h', '90m' -> seconds (pytimeparse2 reads them); at least a minute."""
+    from pytimeparse2 import parse as parse_seconds  # (and dateutil): only a command given a length needs them
+
     seconds = parse_seconds(str(text).strip())
     if seconds is None:
         raise TimingError(f"{what} must be a length of time such as 72h, 3d or 90m, not {text!r}")
@@ -40,3 +40,8 @@ def format_duration(seconds: float) -> str:
 def format_moment(moment: datetime) -> str:
     """'Sunday 29 November 2026, 14:00 UTC'."""
     return moment.astimezone(timezone.utc).strftime("%A %-d %B %Y, %H:%M UTC")
+
+
+def aware(moment: datetime) -> datetime:
+    """SQLite gives back naive datetimes; every moment here is UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)

@@ -125,11 +125,14 @@ def game_list(
 
         pbem game list --status active
     """
+    from datetime import datetime, timezone
+
+    from ..services.game_list import list_games
     from ..timespans import format_duration
 
-    service = app_context(ctx).reader()
-    games = service.list_games(status)
-    now = service.clock()
+    context = app_context(ctx)
+    games = list_games(context.engine(), status, context.config.archive)
+    now = datetime.now(timezone.utc)
     if as_json:
         _echo_json([
             {"game": g.id, "kind": g.kind, "variant": g.variant, "status": g.status,

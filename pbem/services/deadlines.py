@@ -31,7 +31,7 @@ from sqlalchemy import bindparam, update
 from sqlmodel import Session, select
 
 from ..games import get_game
-from ..timespans import TimingError
+from ..timespans import TimingError, aware
 from ..store.models import Absence, DecisionClock, Game, GameStatus, Mark, Seat
 
 from .game_info import GameInfo
@@ -44,11 +44,6 @@ LATE_NOTICE_EVERY = timedelta(days=1)
 DIGEST_EVERY = timedelta(days=1)
 CHECK_MARK = "deadline-check"
 CLOCKS_MARK = "deadline-clocks"  # the running games that had no clock (from before clocks) were given one
-
-
-def aware(moment: datetime) -> datetime:
-    """SQLite gives back naive datetimes; every moment here is UTC."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
 # --------------------------------------------------------------------------- clocks
