@@ -546,8 +546,10 @@ def check_environment(environ: Mapping[str, str]) -> None:
                 name.startswith(TEST_PREFIX):
             continue
         hint = _suggestion(name.upper(), known)
+        from .resources import doc_page  # (only for this message)
+
         raise ConfigError(f"unknown environment variable {name}{hint} (pbem refuses PBEM_ variables it "
-                          "does not know; docs/cli.md lists them)")
+                          f"does not know; {doc_page('cli.md')} lists them)")
     for name, kind in VARIABLES.items():
         value = environ.get(name)
         if kind is None or value is None or (name == "PBEM_CONFIG" and not value):  # (config_file_choice says it)

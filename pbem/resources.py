@@ -1,9 +1,9 @@
 """The folders of files that ship with pbem, wherever pbem is installed.
 
-In the repository they sit at the top level (``templates/``, ``migrations/``); the build installs each as a
-package inside pbem (``pbem.templates``, ``pbem.migrations``: ``package-dir`` in pyproject.toml), so a wheel,
-an sdist, ``pipx install`` and an editable install all have them. They are found here, through
-``importlib.resources``, and nowhere else: a new folder to ship goes at the top level with an
+In the repository they sit at the top level (``templates/``, ``migrations/``, ``docs/``); the build installs each
+as a package inside pbem (``pbem.templates``, ``pbem.migrations``, ``pbem.docs``: ``package-dir`` in
+pyproject.toml), so a wheel, an sdist, ``pipx install`` and an editable install all have them. They are found
+here, through ``importlib.resources``, and nowhere else: a new folder to ship goes at the top level with an
 ``__init__.py``, into pyproject.toml's ``packages`` and ``package-dir``, and is found with
 ``shipped_folder(name)``.
 """
@@ -32,3 +32,12 @@ def shipped_folder(name: str) -> Path:
     if not isinstance(folder, Path):
         raise MissingResource(f"pbem's {name} folder is not a folder on disk ({folder}); install pbem with pip")
     return folder
+
+
+def doc_page(name: str) -> str:
+    """Where the page ``name`` of pbem's documentation (``"cli.md"``) is on this machine, for a message that sends
+    people to it: the installed copy, which is the one of the version that prints the message."""
+    try:
+        return str(shipped_folder("docs") / name)
+    except MissingResource:
+        return f"docs/{name} of pbem's source"

@@ -92,8 +92,10 @@ class AppContext:
         mail = self.config.mail
         if mail is None:
             if required:
+                from ..resources import doc_page
+
                 fail("no mail servers configured: set [imap] and [smtp] in the config file or "
-                     "PBEM_IMAP_HOST/PBEM_SMTP_HOST (see docs/cli.md)")
+                     f"PBEM_IMAP_HOST/PBEM_SMTP_HOST (see {doc_page('cli.md')})")
             return None
         if self._mail is None:
             try:

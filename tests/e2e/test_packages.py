@@ -118,6 +118,10 @@ def test_the_newer_wheel_installed_over_the_older_one_replaces_it(releases: Rele
     assert f"Successfully uninstalled pbem-{RELEASE}" in installed, installed
     assert sorted(path.name for path in site_packages.glob("pbem-*.dist-info")) == [
         f"pbem-{later.group(0)}.dist-info"]
+    # The page the error messages name is the installed one.
+    page = Path(run(python, "-c", "from pbem.resources import doc_page; print(doc_page('cli.md'))", cwd=tmp_path)
+                .strip())
+    assert page == site_packages / "pbem" / "docs" / "cli.md" and page.is_file(), page
 
 
 def test_the_sdist_holds_every_file_git_keeps_and_nothing_else_but_what_the_build_adds(releases: Releases) -> None:

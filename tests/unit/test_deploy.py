@@ -3,6 +3,7 @@ and pyproject.toml builds a wheel that holds all of pbem."""
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import os
 import re
@@ -192,3 +193,27 @@ def test_a_source_tree_never_built_says_its_version_is_unknown(tmp_path: Path) -
     assert Path(where) == tmp_path / "pbem" / "__init__.py"
     fallback = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools_scm"]["fallback_version"]
     assert version == fallback == "0.0+unknown"
+
+
+def test_every_page_a_message_names_is_shipped() -> None:
+    """Messages name pages of docs/ through resources.doc_page, which gives the installed copy's path: each page
+    named is in docs/, which pyproject.toml installs as pbem.docs. No string of pbem's code but a docstring names
+    a page by a bare path ('see docs/cli.md' means nothing to someone who installed the wheel)."""
+    from pbem.resources import doc_page
+
+    named = set()
+    for path in sorted((ROOT / "pbem").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                      if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                      and node.body and isinstance(node.body[0], ast.Expr)
+                      and isinstance(node.body[0].value, ast.Constant)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "doc_page":
+                named.add(node.args[0].value)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+                assert not re.search(r"\bdocs/\w+\.md", node.value), f"{path}:{node.lineno}: {node.value[:80]}"
+    assert named >= {"cli.md"}, named
+    for page in named:
+        assert (ROOT / "docs" / page).is_file(), page
+        assert Path(doc_page(page)).is_file(), doc_page(page)
