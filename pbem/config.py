@@ -56,7 +56,6 @@ cannot be read.
 
 from __future__ import annotations
 
-import difflib
 import math
 import os
 import re
@@ -66,8 +65,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit
-
-import platformdirs
 
 from .timespans import TimingError, parse_duration
 
@@ -420,10 +417,14 @@ def known_variables() -> list[str]:
 
 def default_config_file() -> Path:
     """The user's config file: ``<user config dir>/pbem/config.toml``."""
+    import platformdirs  # (here: a command given its config file and its database URL never needs it)
+
     return Path(platformdirs.user_config_dir(APP)) / "config.toml"
 
 
 def default_database_url() -> str:
+    import platformdirs
+
     return f"sqlite:///{Path(platformdirs.user_data_dir(APP)) / 'pbem.sqlite3'}"
 
 
@@ -503,6 +504,8 @@ def _why(exc: BaseException) -> str:
 
 
 def _suggestion(word: str, choices: list[str]) -> str:
+    import difflib  # (here: only a mistake asks for it)
+
     close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
     return f"; did you mean {close[0]}?" if close else ""
 

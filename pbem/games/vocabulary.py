@@ -17,7 +17,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rapidfuzz.distance import OSA
 
 @dataclass(frozen=True)
 class Vocabulary:
@@ -53,6 +52,10 @@ def near(token: str, words: Iterable[str]) -> str | None:
     limit = allowed_distance(token)
     if not limit or token.isdigit():
         return None
+    # Here, not at the top: a command that loads an engine only to replay a game (pbem game list) reads no typo,
+    # and rapidfuzz takes a third of the engine's import.
+    from rapidfuzz.distance import OSA
+
     best, best_distance = None, limit + 1
     for word in words:
         if word == token:
