@@ -3,50 +3,129 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
+from ..words import plural
 from .context import AppContext, app_context, fail, out
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-app = typer.Typer(help="The database: create it or bring it to the current schema.", no_args_is_help=True)
+    from ..store.db import Revision
+
+app = typer.Typer(help="The database: create it, bring it to the current schema, or take it down to an older one.",
+                  no_args_is_help=True)
 
 
 @app.command("upgrade")
-def db_upgrade(ctx: typer.Context) -> None:
-    """Create the database or migrate it to the schema this pbem needs.
+def db_upgrade(
+    ctx: typer.Context,
+    to: Optional[str] = typer.Option(None, "--to", metavar="REV", show_default=False,
+                                     help="Stop at this revision (as `pbem db status` names them) instead of the "
+                                          "newest."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Create the database or migrate it to the schema this pbem needs (or to revision REV).
+
+    A revision below the database's is refused: going down is `pbem db downgrade`.
 
     Example:
 
         pbem db upgrade
 
+        pbem db upgrade --to 0012 --json
+
         pbem --db postgresql://127.0.0.1/pbem db upgrade
     """
     from sqlalchemy.exc import DBAPIError
 
-    from ..store.db import SchemaError, upgrade
+    from ..store.db import SchemaError, revisions, upgrade
 
     context = app_context(ctx)
     engine = context.engine(check_schema=False, create=True)
     _refuse_damage(context, engine)
     try:
-        before, after = upgrade(engine)
+        before, after = upgrade(engine, to)
+        applied = _between(revisions(engine), before, after)
     except SchemaError as exc:
         fail(f"cannot upgrade the database ({context.config.database_url_from}): {exc}")
     except DBAPIError as exc:
         fail(context.database_failure(exc))
-    if before == after:
-        out.print(f"The database is already at revision {after}.")
+    if as_json:
+        _echo_json(context, engine, before, after, applied=applied)
+    elif before == after:
+        out.print(f"The database is already at revision {after or 'none'}.")
     else:
         out.print(f"Upgraded the database from {before or 'empty'} to revision {after}.")
+
+
+@app.command("downgrade")
+def db_downgrade(
+    ctx: typer.Context,
+    revision: str = typer.Argument(..., metavar="REV", show_default=False,
+                                   help="The revision to go down to (`pbem db status` names the database's; "
+                                        "`base` removes every table of pbem's)."),
+    yes: bool = typer.Option(False, "--yes", help="Go down although the newer revisions' tables and columns are "
+                                                  "dropped with what they hold."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Take the database down to revision REV, for an older pbem: undo every newer migration.
+
+    What the newer revisions added (tables, columns, and what they hold) is dropped, so it asks for --yes
+    first; without it, it says what would be undone and changes nothing. Run it with the pbem that made the
+    database (an older one does not know how to undo the newer revisions), with the workers stopped, after a
+    backup.
+
+    Example:
+
+        pbem db downgrade 0012
+
+        pbem db downgrade 0012 --yes --json
+    """
+    from sqlalchemy.exc import DBAPIError
+
+    from ..store.db import SchemaError, downgrade, downgrade_plan
+
+    context = app_context(ctx)
+    engine = context.engine(check_schema=False)
+    _refuse_damage(context, engine)
+    try:
+        before, undone = downgrade_plan(engine, revision)
+        if undone and not yes:
+            names = ", ".join(found.revision for found in undone)
+            fail(f"going down from revision {before} to {revision} undoes {plural(len(undone), 'revision')} "
+                 f"({names}): the tables and columns added since are "
+                 "dropped with what they hold; back the database up, stop the workers, and add --yes to do it")
+        before, after, undone = downgrade(engine, revision)
+    except SchemaError as exc:
+        fail(f"cannot downgrade the database ({context.config.database_url_from}): {exc}")
+    except DBAPIError as exc:
+        fail(context.database_failure(exc))
+    if as_json:
+        _echo_json(context, engine, before, after, undone=undone)
+        return
+    if not undone:
+        out.print(f"The database is already at revision {after or 'none'}.")
+        return
+    from rich.table import Table
+
+    out.print(f"Downgraded the database from {before} to revision {after or 'none (no table of pbem left)'}.")
+    table = Table(title="undone")
+    table.add_column("revision")
+    table.add_column("what it had added")
+    for found in undone:
+        table.add_row(found.revision, found.title)
+    out.print(table)
 
 
 @app.command("status")
 def db_status(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Say which database is used, where its URL came from, and whether its schema is current.
+
+    Exit code 0 when the schema is the one this pbem needs; 1 when it is behind (or there is no database yet:
+    `pbem db upgrade`) or ahead (written by a newer pbem: upgrade pbem), so a script can wait for it.
 
     Example:
 
@@ -69,25 +148,51 @@ def db_status(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", 
         except DBAPIError as exc:
             fail(context.database_failure(exc))
     head = head_revision(engine)
+    if current == head:
+        state = "current"
+    elif current is not None and not known_revision(engine, current):
+        state = "ahead"
+    else:
+        state = "behind"
     doc = {
         "url": engine.url.render_as_string(hide_password=True),
         "from": context.config.database_url_from,
         "revision": current,
         "head": head,
-        "current": current == head,
+        "current": state == "current",
+        "state": state,
     }
     if as_json:
         typer.echo(json.dumps(doc, indent=2))
-        return
-    if missing:
-        state = f"{'empty' if path and path.exists() else 'no such file'}: run `pbem db upgrade` to create it"
-    elif doc["current"]:
-        state = "current"
-    elif current is not None and not known_revision(engine, current):
-        state = f"newer than this pbem knows (it needs {head}): upgrade pbem"
     else:
-        state = "behind: run `pbem db upgrade`"
-    out.print(f"database {doc['url']} (from {doc['from']}), revision {current or 'none'}, {state}", soft_wrap=True)
+        if missing:
+            said = f"{'empty' if path and path.exists() else 'no such file'}: run `pbem db upgrade` to create it"
+        elif state == "current":
+            said = "current"
+        elif state == "ahead":
+            said = f"newer than this pbem knows (it needs {head}): upgrade pbem"
+        else:
+            said = "behind: run `pbem db upgrade`"
+        out.print(f"database {doc['url']} (from {doc['from']}), revision {current or 'none'}, {said}", soft_wrap=True)
+    if state != "current":
+        raise typer.Exit(code=1)
+
+
+def _between(known: list[Revision], before: str | None, after: str | None) -> list[Revision]:
+    """The revisions an upgrade from ``before`` to ``after`` applied, oldest first."""
+    names = [found.revision for found in known]
+    start = names.index(before) + 1 if before in names else 0
+    end = names.index(after) + 1 if after in names else 0
+    return known[start:end]
+
+
+def _echo_json(context: AppContext, engine: Engine, before: str | None, after: str | None, **done: list[Revision]) \
+        -> None:
+    doc = {"url": engine.url.render_as_string(hide_password=True), "from": context.config.database_url_from,
+           "before": before, "after": after}
+    doc.update({key: [{"revision": found.revision, "title": found.title} for found in found_list]
+                for key, found_list in done.items()})
+    typer.echo(json.dumps(doc, indent=2))
 
 
 def _refuse_damage(context: AppContext, engine: Engine) -> None:

@@ -25,7 +25,7 @@ app = typer.Typer(
     name="pbem",
     help="pbem: a play-by-email turn processor for board games (Fifth Avenue, Manhattan).",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # pbem --install-completion, --show-completion (docs/cli.md, Shell completion)
     rich_markup_mode="rich",
     cls=PbemGroup,
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import sys
 import threading
@@ -86,12 +87,17 @@ def worker(
     log("stopped")
 
 
-def config_check(ctx: typer.Context) -> None:
+def config_check(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Connect to the database, the IMAP server and the SMTP server, and say what works.
+
+    Exit code 1 when the IMAP or SMTP server fails (each is tried, and --json says which); a database that
+    cannot be used, or no mail settings at all, stop it first with one line, as every command.
 
     Example:
 
         pbem config check
+
+        pbem config check --json
     """
     from imapclient.exceptions import IMAPClientError
 
@@ -100,23 +106,35 @@ def config_check(ctx: typer.Context) -> None:
     import aiosmtplib
 
     from ..adapters.imap_inbox import Inbox
+    from ..store.db import stored_revision
+    from .context import shown_url
 
     context = app_context(ctx)
-    problems = 0
-    out.print(f"database: {context.config.database_url_from}", highlight=False)
-    context.engine()
-    out.print("  ok: reachable, schema current", highlight=False)
+    engine = context.engine()
+    facts: dict[str, dict[str, object]] = {"database": {
+        "url": shown_url(context.config.database_url), "from": context.config.database_url_from, "ok": True,
+        "revision": stored_revision(engine)}}
     mail = _mail_config(ctx)
+
+    def say(text: str) -> None:  # as each check ends: a server that does not answer takes 20 s
+        if not as_json:
+            out.print(text, highlight=False)
+
+    say(f"database: {context.config.database_url_from}\n  ok: reachable, schema current")
+    imap = facts["imap"] = {"host": mail.imap.host, "port": mail.imap.port, "security": mail.imap.security,
+                            "user": mail.imap.user, "mailbox": mail.mailbox, "ok": False, "mails": None,
+                            "error": None}
     try:
         with Inbox(mail.imap, timeout=20) as inbox:
             box = inbox.open(mail.mailbox)
-        out.print(f"imap {mail.imap.host}:{mail.imap.port} ({mail.imap.security})\n  ok: logged in as "
-                  f"{mail.imap.user}, {mail.mailbox} holds {plural(len(box.uids), 'mail')}", highlight=False)
+        imap.update(ok=True, mails=len(box.uids))
+        say(f"imap {mail.imap.host}:{mail.imap.port} ({mail.imap.security})\n  ok: logged in as "
+            f"{mail.imap.user}, {mail.mailbox} holds {plural(len(box.uids), 'mail')}")
     except (IMAPClientError, OSError) as exc:
-        problems += 1
-        out.print(f"imap {mail.imap.host}:{mail.imap.port}\n  FAILED: {exc}", highlight=False)
+        imap["error"] = str(exc)
+        say(f"imap {mail.imap.host}:{mail.imap.port}\n  FAILED: {exc}")
 
-    async def smtp() -> None:
+    async def login() -> None:
         client = aiosmtplib.SMTP(hostname=mail.smtp.host, port=mail.smtp.port, use_tls=mail.smtp.security == "ssl",
                                  start_tls=True if mail.smtp.security == "starttls" else False, timeout=20)
         await client.connect()
@@ -124,14 +142,20 @@ def config_check(ctx: typer.Context) -> None:
             await client.login(mail.smtp.user, mail.smtp.password)
         await client.quit()
 
+    smtp = facts["smtp"] = {"host": mail.smtp.host, "port": mail.smtp.port, "security": mail.smtp.security,
+                            "user": mail.smtp.user, "ok": False, "error": None}
     try:
-        asyncio.run(smtp())
-        out.print(f"smtp {mail.smtp.host}:{mail.smtp.port} ({mail.smtp.security})\n  ok: connected"
-                  + (" and logged in" if mail.smtp.user else ""), highlight=False)
+        asyncio.run(login())
+        smtp["ok"] = True
+        say(f"smtp {mail.smtp.host}:{mail.smtp.port} ({mail.smtp.security})\n  ok: connected"
+            + (" and logged in" if mail.smtp.user else ""))
     except (aiosmtplib.SMTPException, OSError) as exc:
-        problems += 1
-        out.print(f"smtp {mail.smtp.host}:{mail.smtp.port}\n  FAILED: {exc}", highlight=False)
-    if problems:
+        smtp["error"] = str(exc)
+        say(f"smtp {mail.smtp.host}:{mail.smtp.port}\n  FAILED: {exc}")
+    works = bool(imap["ok"] and smtp["ok"])
+    if as_json:
+        typer.echo(json.dumps({"ok": works, **facts}, indent=2))
+    if not works:
         raise typer.Exit(code=1)
 
 

@@ -342,6 +342,11 @@ def _cases() -> list[Any]:
     add("unknown-kind", ["game", "new", "chess", "-p", f"A={ANN}", "-p", f"B={BOB}"], "unknown game 'chess'")
     add("one-player", ["game", "new", "fifth-avenue", "-p", f"A={ANN}"], "players, not 1")
     add("unknown-status", ["game", "list", "--status", "lost"], "unknown status")
+    add("downgrade-unknown-revision", ["db", "downgrade", "0099", "--yes"], "there is no revision 0099 to go down to")
+    add("downgrade-without-yes", ["db", "downgrade", "0001"], "add --yes to do it")
+    add("downgrade-no-revision", ["db", "downgrade"], "Missing argument 'REV'")
+    add("upgrade-to-unknown-revision", ["db", "upgrade", "--to", "0099"], "there is no revision 0099 to upgrade to")
+    add("upgrade-to-below", ["db", "upgrade", "--to", "0001"], "`pbem db downgrade 0001` takes it down")
     add("no-commands", ["game", "play", 1, "--as", KIM, " ; "], "no command given")
     add("not-your-turn", ["game", "play", 1, "--as", BOB, "A"], "")
     add("sim-unknown-game", ["sim", "chess"], "unknown game")
@@ -376,7 +381,8 @@ def _cases() -> list[Any]:
     commands = {"list": ["game", "list"], "show": ["game", "show", 1], "export": ["game", "export", 1],
                 "new": ["game", "new", "fifth-avenue", "-p", f"A={ANN}", "-p", f"B={BOB}"],
                 "import": ["game", "import", "{folder}/game1.json"], "status": ["db", "status"],
-                "upgrade": ["db", "upgrade"], "outbox": ["outbox", "list", "--game", 1], "retry": ["outbox", "retry"],
+                "upgrade": ["db", "upgrade"], "downgrade": ["db", "downgrade", "0001", "--yes"],
+                "outbox": ["outbox", "list", "--game", 1], "retry": ["outbox", "retry"],
                 "explain": ["mail", "explain", "{folder}/mail.eml"],
                 "worker": ["--config", "{folder}/mail.toml", "worker", "--once"],
                 "check": ["--config", "{folder}/mail.toml", "config", "check"],
@@ -392,22 +398,22 @@ def _cases() -> list[Any]:
     for db, (path, fragment) in databases.items():
         for name, args in commands.items():
             if db == "missing-folder" and name == "status":
-                continue  # it says so and exits 0 (test_db_upgrade_creates_a_new_file_but_no_folder)
+                continue  # it says so and exits 1 (test_db_upgrade_creates_a_new_file_but_no_folder)
             if db == "missing-folder" and name not in ("upgrade", "demo"):
                 fragment_here = "there is no database"
             else:
                 fragment_here = fragment
             add(f"db-{db}-{name}", ["--db", f"sqlite:///{path}", *args], fragment_here)
-    for name in ("list", "show", "export", "new", "import", "status", "upgrade", "outbox"):
+    for name in ("list", "show", "export", "new", "import", "status", "upgrade", "downgrade", "outbox"):
         add(f"db-damaged-{name}", ["--db", "sqlite:///{folder}/dbs/damaged.sqlite3", *commands[name]], "is damaged")
-    for name in ("list", "new", "import"):
+    for name in ("list", "new", "import", "downgrade"):
         add(f"db-empty-{name}", ["--db", "sqlite:///{folder}/dbs/empty.sqlite3", *commands[name]], "is empty")
     for db, fragment in {"unknown-scheme": ("gopher://example.org/pbem", "not gopher"),
                          "mysql": ("mysql://ann:secret@127.0.0.1/pbem", "not mysql"),
                          "not-a-url": ("the database", "is not a database URL"),
                          "postgres-closed-port": ("postgresql://ann:secret@127.0.0.1:1/pbem", "cannot reach"),
                          "postgres-bad-port": ("postgresql://ann:secret@127.0.0.1:99999/pbem", "port")}.items():
-        for name in ("list", "upgrade"):
+        for name in ("list", "upgrade", "downgrade"):
             add(f"db-{db}-{name}", ["--db", fragment[0], *commands[name]], fragment[1])
     return [pytest.param(args, fragment, id=name) for name, args, fragment in cases]
 
@@ -606,10 +612,10 @@ def test_db_upgrade_creates_a_new_file_but_no_folder(tmp_path: Path) -> None:
     assert result.exit_code == 1 and f"the folder {missing.parent} does not exist" in result.stderr
     assert not (tmp_path / "no").exists()
     status = run(["--db", f"sqlite:///{missing}", "db", "status"], env)
-    assert status.exit_code == 0 and "no such file: run `pbem db upgrade`" in status.stdout
+    assert status.exit_code == 1 and "no such file: run `pbem db upgrade`" in status.stdout and not status.stderr
     (tmp_path / "empty.sqlite3").write_bytes(b"")
     status = run(["--db", f"sqlite:///{tmp_path / 'empty.sqlite3'}", "db", "status", "--json"], env)
-    assert status.exit_code == 0 and json.loads(status.stdout)["revision"] is None
+    assert status.exit_code == 1 and json.loads(status.stdout)["revision"] is None
     for args in (["game", "list"], ["db", "status"]):  # looking creates nothing
         run(["--db", f"sqlite:///{tmp_path / 'new.sqlite3'}", *args], env)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.sqlite3"]

@@ -62,6 +62,7 @@ SAMPLES: dict[str, tuple[list[str], int]] = {
     "archive serve": (["archive", "serve", "{folder}/no-site"], 1),  # (it would serve until stopped)
     "archive show-name": (["archive", "show-name", BOB], 0),
     "config check": (["config", "check"], 1),
+    "db downgrade": (["db", "downgrade", "0001", "--yes"], 0),
     "db status": (["db", "status"], 0),
     "db upgrade": (["db", "upgrade"], 0),
     "demo": (["--db", "sqlite:///{folder}/demo.sqlite3", "demo", "--players", "2", "--max-turns", "1"], 0),
