@@ -17,13 +17,17 @@ The floors, in the same run:
   one text query and print its rows as a Rich table. `pbem game list` is
   measured against it (target: at most 1.15x); `pbem status`, which reads
   more, is shown beside it;
+- the same program without `import sqlmodel` ("core floor"): `pbem game list`
+  reads with SQLAlchemy's core and never loads SQLModel, so what pbem adds of
+  its own is its time over this one;
 - `python -c "import sqlmodel"`, the floor of issue 16, for comparison.
 
 A ratio is given twice: of the medians, and as the median of each round's
 own ratio (the commands of a round ran side by side) with its spread.
 
 The database is a SQLite file with --games games of Fifth Avenue, a few moves
-played in each. pbem's modules are compiled to bytecode first, as pip does when
+played in each, named by a config file in the default place (XDG_CONFIG_HOME
+points to the run's folder), as a moderator's is. pbem's modules are compiled to bytecode first, as pip does when
 it installs a wheel (an editable install run with PYTHONDONTWRITEBYTECODE=1
 would otherwise compile every module on every run, which no installed pbem does).
 The `pbem` measured is the console script installed beside this Python (not a
@@ -126,13 +130,19 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         url = f"sqlite:///{Path(folder) / 'bench.sqlite3'}"
         fill(url, args.games)
-        floor = Path(folder) / "floor.py"
+        floor, core_floor = Path(folder) / "floor.py", Path(folder) / "core_floor.py"
         floor.write_text(FLOOR)
-        env = dict(os.environ, PBEM_DATABASE_URL=url, PBEM_CONFIG=os.devnull)
+        core_floor.write_text(FLOOR.replace(FLOOR.splitlines(keepends=True)[0], ""))
+        config = Path(folder) / "config" / "pbem" / "config.toml"
+        config.parent.mkdir(parents=True)
+        config.write_text(f'[database]\nurl = "{url}"\n')
+        env = {name: value for name, value in os.environ.items() if not name.startswith("PBEM_")}
+        env["XDG_CONFIG_HOME"] = str(config.parent.parent)
         commands = {
             "python -c pass": [sys.executable, "-c", "pass"],
             "python -c 'import sqlmodel'": [sys.executable, "-c", "import sqlmodel"],
             "floor program": [sys.executable, str(floor), url],
+            "core floor (no SQLModel)": [sys.executable, str(core_floor), url],
             "pbem --version": [pbem, "--version"],
             "pbem game list": [pbem, "game", "list"],
             "pbem status": [pbem, "status"],
@@ -157,7 +167,8 @@ def main() -> None:
         print(f"{name:30} {statistics.median(walls[name]) * 1000:8.0f} {middle * 1000:8.0f}  "
               f"{low * 1000:6.0f}-{high * 1000:<6.0f}")
     ratios = [("pbem --version", "python -c pass", 1.5), ("pbem game list", "floor program", 1.15),
-              ("pbem status", "floor program", None), ("floor program", "python -c 'import sqlmodel'", None),
+              ("pbem game list", "core floor (no SQLModel)", None), ("pbem status", "floor program", None),
+              ("floor program", "python -c 'import sqlmodel'", None),
               ("pbem game list", "python -c 'import sqlmodel'", None)]
     print(f"{'ratio (cpu; wall)':48} {'medians':>13} {'per round':>10} {'spread':>11}  target")
     for name, base, target in ratios:
