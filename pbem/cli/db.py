@@ -96,8 +96,8 @@ def db_downgrade(
         if undone and not yes:
             names = ", ".join(found.revision for found in undone)
             fail(f"going down from revision {before} to {revision} undoes {plural(len(undone), 'revision')} "
-                 f"({names}): the tables and columns added since are "
-                 "dropped with what they hold; back the database up, stop the workers, and add --yes to do it")
+                 f"({names}): the tables and columns added since are dropped with what they hold; back the "
+                 "database up, stop the workers, and add --yes to do it")
         before, after, undone = downgrade(engine, revision)
     except SchemaError as exc:
         fail(f"cannot downgrade the database ({context.config.database_url_from}): {exc}")
