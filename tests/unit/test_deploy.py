@@ -115,7 +115,43 @@ def test_the_image_installs_the_wheel_of_a_build_stage_and_holds_no_source_tree(
     text = (DEPLOY / "Dockerfile").read_text()
     assert not re.search(r"pip install[^\n]* (-e|--editable)\b", text) and "editable" not in text
     assert HEALTHCHECK in image and "USER 10001:10001" in image, image
-    assert image[-2:] == ['ENTRYPOINT ["pbem"]', 'CMD ["worker"]'], image
+    assert image[-2:] == ['ENTRYPOINT ["tini", "--", "pbem"]', 'CMD ["worker"]'], image
+
+
+def test_the_image_installs_exactly_the_locked_versions_and_runs_under_tini() -> None:
+    build, image = dockerfile_stages()
+    assert "COPY deploy/requirements.txt /dist/requirements.txt" in build, build
+    installs = [step for step in image if step.startswith("RUN pip install") and "requirements.txt" in step]
+    assert len(installs) == 1 and "--require-hashes -r /tmp/requirements.txt" in installs[0], image
+    wheel = next(step for step in image if ".whl" in step and "pip install" in step)
+    assert "pip install --no-deps " in wheel, wheel  # nothing unlocked comes with the wheel
+    assert any(step.startswith("RUN apt-get update") and "install -y --no-install-recommends tini" in step
+               for step in image), image
+    # The image's own init; Compose's as well would be a second one.
+    assert not re.search(r"^\s*init:", (DEPLOY / "compose.yaml").read_text(), re.M)
+
+
+def test_the_deployment_requirements_are_uv_lock_exported_with_hashes() -> None:
+    """deploy/requirements.txt, which the image and deploy/README.md install from, is what uv exports of uv.lock
+    today (pbem's dependencies and the postgresql extra), every one pinned with its hashes."""
+    uv = shutil.which("uv") or shutil.which("uv", path=str(Path(sys.executable).parent))
+    assert uv, "uv comes with the test extra"
+    command = [uv, "export", "--frozen", "--no-dev", "--no-emit-project", "--extra", "postgresql",
+               "--format", "requirements-txt", "--no-header", "--project", str(ROOT)]
+    exported = subprocess.run(command, capture_output=True, text=True, check=True, timeout=60).stdout
+
+    def body(text: str) -> list[str]:  # without the header, which names the command
+        return [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+
+    written = (DEPLOY / "requirements.txt").read_text()
+    assert body(written) == body(exported), "deploy/requirements.txt is stale: run the command in its first lines"
+    assert "uv export --frozen --no-dev --no-emit-project --extra postgresql" in written.splitlines()[1]
+    requirements = [line for line in body(written) if not line.startswith((" ", "\t"))]
+    assert len(requirements) >= 30 and all(re.fullmatch(r"[A-Za-z0-9_.\-\[\],]+==\S+( ; [^;]+)? \\", line)
+                                           for line in requirements), requirements
+    names = {line.split("==")[0].lower() for line in requirements}
+    assert {"typer", "sqlmodel", "alembic", "psycopg", "psycopg-binary", "imapclient"} <= names, names
+    assert written.count("--hash=sha256:") >= len(requirements)
 
 
 def test_the_build_context_holds_what_the_build_stage_copies_and_nothing_else() -> None:
