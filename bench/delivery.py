@@ -7,7 +7,7 @@ decision, mails per player, the average mail size and the time a command takes
 with its mails. Each command is a pass of the worker of its own: what it queued
 is sent before the next. Then one person against robots: their decisions and
 the mails they get (a mail waiting unsent folds into a later one:
-services.mail_folding).
+services.mail_out.mail_folding).
 
 Run: python bench/delivery.py [--games N] [--players P]
 """
@@ -22,9 +22,9 @@ from sqlalchemy import update
 from sqlmodel import Session, SQLModel, create_engine, select
 
 from pbem.games.rng import Rng
-from pbem.services.games import GameService
-from pbem.services.robot_seats import RobotPlayers
-from pbem.services.simulate import choose
+from pbem.services.table.games import GameService
+from pbem.services.table.robot_seats import RobotPlayers
+from pbem.services.offline.simulate import choose
 from pbem.store.models import OutboxMail
 from pbem.store.statuses import OutboxStatus
 

@@ -13,7 +13,7 @@ import time
 import tracemalloc
 
 from pbem.games import names
-from pbem.services.simulate import POLICIES, play_random_game
+from pbem.services.offline.simulate import POLICIES, play_random_game
 
 
 def measure(game: str, players: int, games: int, seed: int, options: dict, policy: str) -> dict[str, float]:

@@ -22,8 +22,8 @@ from sqlmodel import Session, select
 
 from pbem.adapters.outbox_sender import build_message
 from pbem.games.rng import Rng
-from pbem.services.games import GameService
-from pbem.services.simulate import choose
+from pbem.services.table.games import GameService
+from pbem.services.offline.simulate import choose
 from pbem.store.db import make_engine, upgrade
 from pbem.store.models import OutboxMail
 

@@ -21,7 +21,7 @@ from PIL import Image
 from pbem.games import get_game, names
 from pbem.games.rng import Rng
 from pbem.render.pictures import MAX_BYTES, MAX_WIDTH, board_picture
-from pbem.services.simulate import choose
+from pbem.services.offline.simulate import choose
 
 NAMES = ["Ann <ann@example.org>", "Bob <bob@example.org>", "Carla Díaz-Ramírez", "Dee"]
 

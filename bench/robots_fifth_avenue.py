@@ -6,7 +6,7 @@ Run: python bench/robots_fifth_avenue.py [--games N] [--strong-games M] [--budge
 Each line plays N seeded games (game i: engine seed S + i) with one robot at seat i mod players (so it plays
 every seat alike) and prints its win rate with a 95% Wilson interval. A shared win counts as a fraction:
 1/k of a win for each of k tied winners (after the tie-break on cards in hand). Robots play from their own
-view, JSON round-tripped, as a mail game would hand it over; random players use pbem.services.simulate.choose
+view, JSON round-tripped, as a mail game would hand it over; random players use pbem.services.offline.simulate.choose
 with the policy named ("uniform": any legal command alike; "by-kind": first a kind of command, then one of
 that kind). The 2-player lines include the engine's rule-bound robot bidder (Alea), which is not a player.
 
@@ -31,7 +31,7 @@ from collections.abc import Callable
 from pbem.games.fifth_avenue import new_game
 from pbem.games.fifth_avenue.robots import DEFAULT_BUDGET, heuristic, strong
 from pbem.games.rng import Rng
-from pbem.services.simulate import choose
+from pbem.services.offline.simulate import choose
 
 Robot = Callable[[dict, list, int], str]
 

@@ -34,7 +34,7 @@ from typing import Any
 from pbem.games.manhattan import new_game
 from pbem.games.manhattan.robots import DEFAULT_BUDGET, heuristic, strong
 from pbem.games.rng import Rng
-from pbem.services.simulate import choose
+from pbem.services.offline.simulate import choose
 
 Robot = Callable[[dict, list[str], int], str]
 

@@ -25,8 +25,8 @@ import sqlalchemy as sa
 
 from pbem.games.fifth_avenue import new_game
 from pbem.games.rng import Rng
-from pbem.services.games import GameService
-from pbem.services.simulate import choose
+from pbem.services.table.games import GameService
+from pbem.services.offline.simulate import choose
 from pbem.store.db import make_engine, upgrade
 from pbem.store.models import Event, Game, Seat, Snapshot
 

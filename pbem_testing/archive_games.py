@@ -1,6 +1,6 @@
 """Whole games played through the game service for the archive's tests, as fast as the service allows.
 
-The commands are the engine's by-kind random player's (``services.simulate``), chosen ahead on a copy of the
+The commands are the engine's by-kind random player's (``services.offline.simulate``), chosen ahead on a copy of the
 game; the service then gets each player's commands in a row as one submission (a mail of several lines), so a
 game of a hundred commands costs a few dozen submissions and their mails instead of a hundred.
 """
@@ -12,8 +12,8 @@ from typing import Any
 
 from pbem.games import get_game
 from pbem.games.rng import Rng
-from pbem.services.games import GameService
-from pbem.services.simulate import choose
+from pbem.services.table.games import GameService
+from pbem.services.offline.simulate import choose
 
 
 @dataclass(frozen=True)

@@ -130,7 +130,7 @@ def _text_part(text: str, subtype: str) -> MIMEText:
 def claim(engine: Engine, now: datetime, limit: int = 50, owner: str = "",
           game_id: int | None = None) -> list[OutboxMail]:
     """Up to ``limit`` due rows, now 'sending' under a lease held by ``owner`` (the worker's name); with
-    ``game_id``, only that game's (the moderator's command sending what it queued: services.send_now)."""
+    ``game_id``, only that game's (the moderator's command sending what it queued: services.mail_out.send_now)."""
     due = [
         and_(OutboxMail.status == OutboxStatus.QUEUED, OutboxMail.next_attempt_at <= now),
         and_(OutboxMail.status == OutboxStatus.SENDING, OutboxMail.next_attempt_at <= now),  # an expired lease

@@ -40,13 +40,13 @@ from sqlmodel import Session, select
 from ..games import get_game
 from ..limits import MAX_GAME_ID
 from ..render.html import render_board_html
-from ..services.archive_settings import ARCHIVE
-from ..services.chronicle import describe, fallback_words, played_words
-from ..services.deadlines import aware
-from ..services.errors import GameNotFound
-from ..services.game_info import GameInfo, PlayerInfo
-from ..services.games import effective_commands
-from ..services.timing import Timing
+from ..services.table.archive_settings import ARCHIVE
+from ..services.mail_out.chronicle import describe, fallback_words, played_words
+from ..services.common.deadlines import aware
+from ..services.common.errors import GameNotFound
+from ..services.common.game_info import GameInfo, PlayerInfo
+from ..services.table.games import effective_commands
+from ..services.common.timing import Timing
 from ..store.models import (
     ArchiveHiddenPlayer,
     ArchiveSecret,

@@ -118,8 +118,8 @@ def _set_hidden(ctx: typer.Context, email: str, hidden: bool) -> None:
     from sqlmodel import Session, select
 
     from ..archive.history import hidden_name, hide_player
-    from ..services.errors import BadRequest
-    from ..services.input_checks import checked_address
+    from ..services.common.errors import BadRequest
+    from ..services.common.input_checks import checked_address
     from ..store.models import Seat
 
     try:

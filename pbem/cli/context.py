@@ -23,9 +23,9 @@ if TYPE_CHECKING:
     from sqlalchemy.exc import DBAPIError
 
     from ..config import MailConfig
-    from ..services.game_reader import GameReader
-    from ..services.games import GameService
-    from ..services.send_now import SentNow
+    from ..services.table.game_reader import GameReader
+    from ..services.table.games import GameService
+    from ..services.mail_out.send_now import SentNow
 
 out = Console()
 err = Console(stderr=True)
@@ -166,7 +166,7 @@ class AppContext:
     def service(self, *, sends_mail: bool = False) -> GameService:
         """The game service. ``sends_mail``: the command sends the mail its change queues (``send_now``), so the
         password files are read first: a command that could not send fails before it changes anything."""
-        from ..services.games import GameService
+        from ..services.table.games import GameService
 
         if sends_mail:
             self.mail(required=False)
@@ -174,15 +174,15 @@ class AppContext:
 
     def reader(self) -> GameReader:
         """The games, for a command that only reads them: without the service's mail side, so it starts sooner."""
-        from ..services.game_reader import GameReader
+        from ..services.table.game_reader import GameReader
 
         return GameReader(self.engine(), mail_domain=self.config.mail_domain)
 
     def send_now(self, game_id: int) -> SentNow:
-        """After a command changed game ``game_id`` (committed): its queued mail, sent now (services.send_now)
+        """After a command changed game ``game_id`` (committed): its queued mail, sent now (services.mail_out.send_now)
         when the mail servers are configured. What could not go out stays queued for the worker, and one line
         on stderr says so; the command still succeeds."""
-        from ..services.send_now import SentNow, send_game_mail
+        from ..services.mail_out.send_now import SentNow, send_game_mail
 
         try:  # (read already by service(sends_mail=True), before the change)
             mail = self.config.mail and (self._mail or self.config.mail.with_secrets())

@@ -93,8 +93,8 @@ def demo(
     from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
     from ..demo import Demo, DemoError
-    from ..services.errors import BadRequest
-    from ..services.input_checks import checked_address
+    from ..services.common.errors import BadRequest
+    from ..services.common.input_checks import checked_address
     from ..store.db import upgrade
 
     context = app_context(ctx)

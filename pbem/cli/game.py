@@ -14,8 +14,8 @@ from rich.table import Table
 
 from ..games import names
 from ..limits import MAX_SEED
-from ..services.errors import CommandRejected, ServiceError
-from ..services.game_info import GameInfo
+from ..services.common.errors import CommandRejected, ServiceError
+from ..services.common.game_info import GameInfo
 from ..store.statuses import GameStatus
 from ..words import plural
 from .context import app_context, fail, out
@@ -87,7 +87,7 @@ def game_new(
 
         pbem game new fifth-avenue -p Ann=ann@example.org -p Robo=robot -p Maxi=robot:strong
     """
-    from ..services.timing import Timing
+    from ..services.common.timing import Timing
     from ..timespans import TimingError
 
     players = []
@@ -127,7 +127,7 @@ def game_list(
     """
     from datetime import datetime, timezone
 
-    from ..services.game_list import list_games
+    from ..services.table.game_list import list_games
     from ..timespans import format_duration
 
     context = app_context(ctx)
@@ -236,7 +236,7 @@ def game_play(
 
         pbem game play 3 --as ann@example.org "A; cards orange green; move white 34W" --reason "Ann asked by phone"
     """
-    from ..services.notices import with_names
+    from ..services.mail_out.notices import with_names
 
     context = app_context(ctx)
     service = context.service(sends_mail=True)
@@ -301,7 +301,7 @@ def game_undo(
 
         pbem game undo 3 --to 12
     """
-    from ..services.notices import undo_words
+    from ..services.mail_out.notices import undo_words
 
     context = app_context(ctx)
     service = context.service(sends_mail=True)
@@ -392,7 +392,7 @@ def game_set(
 
         pbem game set 3 archive=no
     """
-    from ..services.timing import Timing
+    from ..services.common.timing import Timing
 
     pairs = {}
     for item in settings:
@@ -405,7 +405,7 @@ def game_set(
     if player and archive is not None:
         fail("archive= is the game's, not a player's: set it without --player")
     if archive is not None:
-        from ..services.archive_settings import checked_archive, set_archive
+        from ..services.table.archive_settings import checked_archive, set_archive
 
         archive = checked_archive(archive)  # before anything is changed
     if player and mode is None and pictures is None:
@@ -446,7 +446,7 @@ def game_tell(
 
         pbem game tell 3 --player ann@example.org "Yes: black cards go with any color."
     """
-    from ..services.table_talk import TableTalk
+    from ..services.table.table_talk import TableTalk
 
     context = app_context(ctx)
     count = TableTalk(context.service(sends_mail=True)).tell(game, text, player)
@@ -493,7 +493,7 @@ def game_export(
 
         pbem game export 3 --format text
     """
-    from ..services.transcript import export_text
+    from ..services.offline.transcript import export_text
 
     if fmt not in ("json", "text"):
         fail(f"unknown format '{fmt}'; use json or text")
@@ -521,7 +521,7 @@ def game_import(
 
         pbem game import game3.json
     """
-    from ..services.game_transfer import read_export
+    from ..services.table.game_transfer import read_export
 
     doc = read_export(file)  # read and parsed with caps before the database is opened
     game_id = app_context(ctx).service().import_game(doc)

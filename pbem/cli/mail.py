@@ -35,7 +35,7 @@ def mail_explain(
 
         pbem mail explain reply.eml --json
     """
-    from ..services.screening import explain
+    from ..services.mail_in.screening import explain
 
     try:
         if not file.is_file():  # a folder, or a device that never ends (/dev/zero)

@@ -16,7 +16,7 @@ from .context import app_context, fail, out
 from .game import service_errors
 
 if TYPE_CHECKING:
-    from ..services.outbox import OutboxEntry
+    from ..services.mail_out.outbox import OutboxEntry
 
 app = typer.Typer(help="The outbox: every mail queued and sent.", no_args_is_help=True)
 
@@ -63,7 +63,7 @@ def outbox_list(
 
         pbem outbox list --limit 20 --json
     """
-    from ..services.outbox import OutboxService
+    from ..services.mail_out.outbox import OutboxService
 
     _existing(game, "game")
     if limit is not None:
@@ -102,7 +102,7 @@ def outbox_show(
 
         pbem outbox show 12 --json
     """
-    from ..services.outbox import OutboxService
+    from ..services.mail_out.outbox import OutboxService
 
     _existing(mail, "mail")
     e = OutboxService(app_context(ctx).engine()).show(mail)
@@ -143,7 +143,7 @@ def outbox_retry(
 
         pbem outbox retry 12 13
     """
-    from ..services.outbox import OutboxService
+    from ..services.mail_out.outbox import OutboxService
 
     for mail in mails or []:
         _existing(mail, "mail")

@@ -38,7 +38,7 @@ def sim(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from ..services.simulate import POLICIES, simulate
+    from ..services.offline.simulate import POLICIES, simulate
 
     try:
         engine = get_game(game)

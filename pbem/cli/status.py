@@ -1,4 +1,4 @@
-"""`pbem status`: is the worker alive and keeping up? Read from the database alone (services.status)."""
+"""`pbem status`: is the worker alive and keeping up? Read from the database alone (services.operations.status)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from .context import app_context, fail, out, say_error
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-    from ..services.status import Status
+    from ..services.operations.status import Status
     from .context import AppContext
 
 
@@ -48,7 +48,7 @@ def status(
 
     from sqlalchemy.exc import DBAPIError
 
-    from ..services.status import StatusService
+    from ..services.operations.status import StatusService
     from ..timespans import TimingError, parse_duration
 
     try:
@@ -80,8 +80,8 @@ def status(
 def _forget(context: AppContext, engine: Engine, token: str, as_json: bool) -> None:
     from sqlalchemy.exc import DBAPIError
 
-    from ..services.errors import ServiceError
-    from ..services.status import StatusService
+    from ..services.common.errors import ServiceError
+    from ..services.operations.status import StatusService
 
     try:
         gone = StatusService(engine).forget(token)
@@ -100,7 +100,7 @@ def _show(found: Status, where: str) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from ..services.status import ago, every
+    from ..services.operations.status import ago, every
     from ..words import plural
 
     now = found.checked_at

@@ -640,7 +640,7 @@ _PHONE_SIGNATURE = re.compile(
     re.IGNORECASE,
 )
 
-# Lines of our own mails (pbem/services/notices.py) and boards (templates/*/board.txt.j2):
+# Lines of our own mails (pbem/services/mail_out/notices.py) and boards (templates/*/board.txt.j2):
 # when one turns up unquoted, the player pasted our mail back; from there on it is ours.
 _OURS = [
     re.compile(p)

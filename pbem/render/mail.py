@@ -51,7 +51,7 @@ def _kept_classes(match: re.Match[str]) -> str:
 
 
 def render_notice(subject: str, context: dict[str, Any]) -> tuple[str, str]:
-    """(text, html) of a game mail. ``context`` is ``services.notices.Mailer.mail``'s: the HTML part draws its
+    """(text, html) of a game mail. ``context`` is ``services.mail_out.notices.Mailer.mail``'s: the HTML part draws its
     board from ``kind``, ``view`` and ``players``; without them it falls back to ``html_part`` of the text."""
     text = _environment().get_template("mail/notice.txt.j2").render(context)
     lines = [line.rstrip() for line in text.splitlines()]
@@ -94,7 +94,7 @@ def _unwrap(text: str) -> str:
 
 
 def _item(block: list[str]) -> dict[str, Any]:
-    """One thing that happened, as ``services.notices`` wraps it ("* headline", then "  - detail" each), as
+    """One thing that happened, as ``services.mail_out.notices`` wraps it ("* headline", then "  - detail" each), as
     {headline, details}."""
     head, *details = block
     return {"headline": _unwrap(head.strip().removeprefix("* ")),

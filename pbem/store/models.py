@@ -76,9 +76,9 @@ class Game(SQLModel, table=True):
     seed: int = Field(sa_column=Column(BigInteger, nullable=False))
     status: str = _string(WORD, default=GameStatus.ACTIVE, index=True)
     settings: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))  # the engine's options
-    # Deadlines: {"deadline": s, "bid_deadline": s, "reminder": fraction, "on_timeout": ...} (services.deadlines)
+    # Deadlines: {"deadline": s, "bid_deadline": s, "reminder": fraction, "on_timeout": ...} (services.common.deadlines)
     timing: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False, server_default="{}"))
-    # Which mails a player gets unless they chose for themselves (services.delivery): turns, all or digest.
+    # Which mails a player gets unless they chose for themselves (services.mail_out.delivery): turns, all or digest.
     delivery: str = _string(WORD, default="turns", sa_column_kwargs={"server_default": "turns"})
     # Whether game mails carry a picture of the board ("on" or "off") unless a player chose for themselves.
     pictures: str = _string(WORD, default="on", sa_column_kwargs={"server_default": "on"})
@@ -86,7 +86,7 @@ class Game(SQLModel, table=True):
     archive: str = _string(WORD, default="yes", sa_column_kwargs={"server_default": "yes"})
     created_at: datetime = _when(nullable=False)
     updated_at: datetime = _when(nullable=False)
-    # A robot seat must decide now (kept by ``deadlines.open_clock`` at every change, services.robot_seats): the
+    # A robot seat must decide now (kept by ``deadlines.open_clock`` at every change, services.table.robot_seats): the
     # worker's pass finds its robots' work in an index of these games alone (``ix_games_robot_due``), not by
     # loading every game that has a robot.
     robot_due: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
@@ -110,9 +110,9 @@ class Seat(SQLModel, table=True):
     told_seq: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     pictures: str = _string(WORD, default="", sa_column_kwargs={"server_default": ""})  # "" = the game's
     # The start of the player's day of delivery "digest": set when they (or their game) choose it, then at each
-    # daily mail; NULL otherwise. Indexed: the timekeeper finds the day's mails due by it (services.timekeeper).
+    # daily mail; NULL otherwise. Indexed: the timekeeper finds the day's mails due by it (services.worker.timekeeper).
     digest_at: Optional[datetime] = _when(nullable=True, index=True)
-    # A seat one of pbem's robots plays ("heuristic" or "strong", services.robot_seats); "" for a person.
+    # A seat one of pbem's robots plays ("heuristic" or "strong", services.table.robot_seats); "" for a person.
     robot: str = _string(WORD, default="", sa_column_kwargs={"server_default": ""})
 
 
@@ -151,7 +151,7 @@ REFUSED_ROW = "seat_email != ''"  # a mail refused because it did not prove the 
 class InboundMail(SQLModel, table=True):
     model_config = DEFERRED
     __tablename__ = "inbound_mails"
-    # The digests of refused mail look at the refusals of the last hours (services.refusals), not at every mail
+    # The digests of refused mail look at the refusals of the last hours (services.mail_in.refusals), not at every mail
     # ever recorded: an index of the mails refused for a seat alone, by time.
     __table_args__ = (Index("ix_inbound_mails_refused", "received_at", sqlite_where=sql_text(REFUSED_ROW),
                             postgresql_where=sql_text(REFUSED_ROW)),)
@@ -167,7 +167,7 @@ class InboundMail(SQLModel, table=True):
     reason: str = _text(4000, default="", nullable=False)
     received_at: datetime = _when(nullable=False)
     # A mail refused because it could not prove it came from a seat (no or a wrong secret word, another address
-    # answering that seat's mail): the seat's address, told of it in the next digest (services.refusals).
+    # answering that seat's mail): the seat's address, told of it in the next digest (services.mail_in.refusals).
     seat_email: str = _string(ADDRESS, default="", sa_column_kwargs={"server_default": ""})
 
 
@@ -181,7 +181,7 @@ class MailClaim(SQLModel, table=True):
     mailbox: str = _string(NAME, primary_key=True)
     uidvalidity: int = Field(sa_column=Column(BigInteger, primary_key=True))
     uid: int = Field(sa_column=Column(BigInteger, primary_key=True))
-    owner: str = _string(OWNER)  # the worker: "host pid token" (services.claims.Instance)
+    owner: str = _string(OWNER)  # the worker: "host pid token" (services.operations.claims.Instance)
     until: datetime = _when(nullable=False)  # the claim's lease: after it another worker may take the mail
 
 
@@ -206,7 +206,7 @@ class OutboxMail(SQLModel, table=True):
     created_at: datetime = _when(nullable=False)
     claimed_by: str = _string(OWNER, default="", sa_column_kwargs={"server_default": ""})  # the sending worker
     # The decision a game mail asked its recipient for (the engine's move count), with its context's key and
-    # words: a reply to this mail applies only while that context is still open (services.mail_commands).
+    # words: a reply to this mail applies only while that context is still open (services.mail_in.mail_commands).
     decision: Optional[int] = None
     decision_key: str = _string(OWNER, default="", sa_column_kwargs={"server_default": ""})
     decision_words: str = _string(SUBJECT, default="", sa_column_kwargs={"server_default": ""})
@@ -215,7 +215,7 @@ class OutboxMail(SQLModel, table=True):
     picture: Optional[dict] = Field(default=None, sa_column=Column(JSON, nullable=True))
     # For a game mail that tells only what happened since its reader's last mail and the game as it stands (no
     # note, nothing added): that reader's last told event before it. While it waits unsent, a later mail to
-    # the same reader may take its place by telling everything since then (services.mail_folding).
+    # the same reader may take its place by telling everything since then (services.mail_out.mail_folding).
     told_from: Optional[int] = None
 
 
@@ -281,14 +281,14 @@ class Mark(SQLModel, table=True):
 
 
 class WorkerHeartbeat(SQLModel, table=True):
-    """One worker's sign of life (services.heartbeat), written after each pass of a long-running worker
+    """One worker's sign of life (services.operations.heartbeat), written after each pass of a long-running worker
     (one follows every IDLE wait) and once by each pass of ``pbem worker --once``; with what it last saw in the mailbox.
-    ``pbem status`` reads it (services.status). Rows of workers silent for a day are removed."""
+    ``pbem status`` reads it (services.operations.status). Rows of workers silent for a day are removed."""
     model_config = DEFERRED
 
     __tablename__ = "worker_heartbeats"
 
-    token: str = _string(WORD, primary_key=True)  # the worker's own token (services.claims.Instance)
+    token: str = _string(WORD, primary_key=True)  # the worker's own token (services.operations.claims.Instance)
     host: str = _string(NAME)
     pid: int = Field(sa_column=Column(BigInteger, nullable=False))
     mode: str = _string(WORD)  # "worker" (long-running) or "once" (pbem worker --once, run by a timer)

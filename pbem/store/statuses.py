@@ -18,9 +18,9 @@ class OutboxStatus:
     SENT = "sent"
     FAILED = "failed"
     # Not sent: a later mail to the same reader took its place while it waited, telling everything it told (a
-    # game mail: services.mail_folding; a mail to the moderator: a digest, services.moderator_mail).
+    # game mail: services.mail_out.mail_folding; a mail to the moderator: a digest, services.mail_out.moderator_mail).
     FOLDED = "folded"
     # A mail to the moderator waiting for room in the moderator's hourly budget: let go as it is, or told in a
-    # digest (then 'folded'; services.moderator_mail).
+    # digest (then 'folded'; services.mail_out.moderator_mail).
     HELD = "held"
     ALL = (QUEUED, SENDING, SENT, FAILED, FOLDED, HELD)

@@ -156,8 +156,8 @@ def test_secret_words_are_made_at_creation_and_shown_to_the_moderator_only(tmp_p
 def test_the_game_list_says_who_is_late_and_by_how_long(tmp_path: Path, pbem) -> None:
     from datetime import datetime, timedelta, timezone
 
-    from pbem.services.timing import Timing
-    from pbem.services.games import GameService
+    from pbem.services.common.timing import Timing
+    from pbem.services.table.games import GameService
     from pbem.store.db import make_engine
 
     url = f"sqlite:///{tmp_path / 'late.sqlite3'}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from pbem.services.ledger import MailLedger
+from pbem.services.common.ledger import MailLedger
 from pbem.store.db import make_engine
 
 ANN, BOB = "ann@example.org", "bob@example.org"

@@ -15,10 +15,10 @@ from test_worker_mail import GAME, inbox, reply_like_a_client, send  # noqa: I00
 from pbem.config import MailConfig, ServerConfig
 from pbem.games.fifth_avenue import decision_kind
 from pbem.games.rng import Rng
-from pbem.services.timing import Timing
-from pbem.services.games import GameService
-from pbem.services.simulate import choose
-from pbem.services.worker import MailWorker
+from pbem.services.common.timing import Timing
+from pbem.services.table.games import GameService
+from pbem.services.offline.simulate import choose
+from pbem.services.worker.mail_worker import MailWorker
 from pbem.store.db import make_engine
 from pbem.store.models import DecisionClock
 

@@ -23,10 +23,10 @@ import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from pbem.config import MailConfig, ServerConfig
-from pbem.services.games import GameService
-from pbem.services.mail_commands import NO_COMMAND_ANSWERS, MailCommands
-from pbem.services import worker as worker_module
-from pbem.services.worker import MailWorker
+from pbem.services.table.games import GameService
+from pbem.services.mail_in.mail_commands import NO_COMMAND_ANSWERS, MailCommands
+from pbem.services.worker import mail_worker as worker_module
+from pbem.services.worker.mail_worker import MailWorker
 from pbem.store.db import DatabaseUnavailable, make_engine
 from pbem.store.models import Event, InboundMail, MailClaim, OutboxMail, OutboxStatus
 from pbem_testing.hostile import CRLF_WORD, hostile_mails
@@ -413,7 +413,7 @@ def test_a_forged_from_plays_nobody_and_an_unsendable_address_is_never_queued(ma
 
 
 def test_a_reply_to_an_unsendable_address_is_not_queued(db_engine) -> None:
-    from pbem.services.ledger import MailLedger
+    from pbem.services.common.ledger import MailLedger
 
     ledger = MailLedger(db_engine)
     inbound = InboundMail(message_id="<x@y>", mailbox="INBOX", received_at=ledger.clock(), sender="x")

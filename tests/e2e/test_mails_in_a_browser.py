@@ -49,8 +49,8 @@ from pbem.games import get_game
 from pbem.games.fifth_avenue.board import load_board as load_fifth_avenue_board
 from pbem.games.manhattan.board import load_board as load_manhattan_board
 from pbem.games.rng import Rng
-from pbem.services.games import GameService
-from pbem.services.simulate import choose
+from pbem.services.table.games import GameService
+from pbem.services.offline.simulate import choose
 from pbem.store.db import make_engine
 from pbem.store.models import OutboxMail
 from pbem_testing.browser import DESKTOP_WIDTH, PHONE_WIDTH, Browser, Page, mail_html, screenshot_dir
@@ -194,7 +194,7 @@ def roles_of(setup: Setup, mails: list[OutboxMail]) -> dict[int, list[str]]:
 
 
 def random_commands(setup: Setup) -> list[tuple[int, str]]:
-    """(seat, command) of a whole game with the engine's by-kind random player (``services.simulate``)."""
+    """(seat, command) of a whole game with the engine's by-kind random player (``services.offline.simulate``)."""
     state = get_game(setup.kind).new_game(players=len(setup.names), seed=setup.seed, **setup.options)
     rng = Rng(setup.seed)
     played = []

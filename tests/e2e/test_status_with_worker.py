@@ -17,7 +17,7 @@ import subprocess
 import sqlalchemy as sa
 from test_worker_forever import wait_until  # noqa: I001
 
-from pbem.services.heartbeat import GONE
+from pbem.services.operations.heartbeat import GONE
 from pbem.store.db import make_engine, upgrade
 from pbem.store.models import WorkerHeartbeat
 from pbem_testing.workers import worker_env

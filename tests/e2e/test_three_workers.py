@@ -19,9 +19,9 @@ import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from pbem.config import MailConfig, ServerConfig
-from pbem.services.claims import LEASE
-from pbem.services.games import GameService
-from pbem.services.worker import MailWorker
+from pbem.services.operations.claims import LEASE
+from pbem.services.table.games import GameService
+from pbem.services.worker.mail_worker import MailWorker
 from pbem.store.db import make_engine
 from pbem.store.models import MailClaim, OutboxStatus, utcnow
 from pbem_testing.crowd import GAME, Crowd, worker_lines
@@ -63,7 +63,7 @@ def check(crowd: Crowd, *, doubles_allowed: int = 0) -> dict[str, object]:
         event_of.update({e.source[len("mail:"):]: e for e in events[len(plan.before):]})
 
     # The outbox: every row sent or folded into a later mail to the same player about the same game that was sent
-    # (services.mail_folding), and the SMTP server took each sent row once (a kill may double one: the window).
+    # (services.mail_out.mail_folding), and the SMTP server took each sent row once (a kill may double one: the window).
     sent_rows = [row for row in counts.outbox if row.status == OutboxStatus.SENT]
     folded = [row for row in counts.outbox if row.status == OutboxStatus.FOLDED]
     assert len(sent_rows) + len(folded) == len(counts.outbox), Counter(row.status for row in counts.outbox)

@@ -27,8 +27,8 @@ from sqlmodel import Session, select
 
 from pbem.config import MailConfig, ServerConfig
 from pbem.games.fifth_avenue import new_game
-from pbem.services.games import GameService
-from pbem.services.worker import MailWorker, PassReport
+from pbem.services.table.games import GameService
+from pbem.services.worker.mail_worker import MailWorker, PassReport
 from pbem.store.db import make_engine
 from pbem.store.models import Event, InboundMail, OutboxMail, utcnow
 from pbem.store.statuses import OutboxStatus
@@ -136,7 +136,7 @@ class Scenario:
             queued = Counter((m.recipient, m.subject) for m in outbox)
             statuses = Counter(m.status for m in outbox)
             # What went out: a mail still unsent when the worker was killed may have been folded into a later
-            # mail to the same player (services.mail_folding), which then went out in its place.
+            # mail to the same player (services.mail_out.mail_folding), which then went out in its place.
             message_ids = {m.message_id for m in outbox if m.status != OutboxStatus.FOLDED}
             unreplaced = [m.id for m in outbox if m.status == OutboxStatus.FOLDED and not any(
                 later.id > m.id and later.recipient == m.recipient and later.status == OutboxStatus.SENT

@@ -27,9 +27,9 @@ from pbem.demo.players import listed_commands
 from pbem.games import get_game
 from pbem.games.fifth_avenue import new_game
 from pbem.games.rng import Rng
-from pbem.services.games import GameService
-from pbem.services.simulate import choose
-from pbem.services.worker import MailWorker
+from pbem.services.table.games import GameService
+from pbem.services.offline.simulate import choose
+from pbem.services.worker.mail_worker import MailWorker
 from pbem.store.db import make_engine
 from pbem.store.models import InboundMail
 

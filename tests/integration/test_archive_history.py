@@ -22,11 +22,11 @@ from pbem.cli import app
 from pbem.games import get_game
 from pbem.games.rng import Rng
 from pbem.render.html import render_board_html
-from pbem.services.archive_settings import set_archive
-from pbem.services.errors import BadRequest, GameNotFound
-from pbem.services.games import GameService, effective_commands
-from pbem.services.simulate import choose
-from pbem.services.table_talk import TableTalk
+from pbem.services.table.archive_settings import set_archive
+from pbem.services.common.errors import BadRequest, GameNotFound
+from pbem.services.table.games import GameService, effective_commands
+from pbem.services.offline.simulate import choose
+from pbem.services.table.table_talk import TableTalk
 from pbem.store.db import make_engine
 
 pytestmark = pytest.mark.xdist_group("archive_history")  # its module-scoped fixtures are made once, on one worker

@@ -1,7 +1,7 @@
 """Issue 15, point 6: the moderator's changes go out at once.
 
 A command that changes a game (``pbem game pause``, ``resume``, ``play``, ...) sends the mail it queued itself,
-through the worker's claim (``services.send_now``), so the players have it within seconds even while a worker
+through the worker's claim (``services.mail_out.send_now``), so the players have it within seconds even while a worker
 runs with a poll interval of a minute, and never twice. Without mail settings, or with the SMTP server down,
 the command still succeeds and the mail waits in the outbox for the worker.
 
@@ -31,7 +31,7 @@ from typer.testing import CliRunner
 from pbem.adapters.outbox_sender import send_pending
 from pbem.cli import app
 from pbem.config import ServerConfig
-from pbem.services.games import GameService
+from pbem.services.table.games import GameService
 from pbem.store.db import make_engine
 from pbem.store.models import OutboxMail, OutboxStatus, utcnow
 from pbem_testing.mailservers import free_port

@@ -19,7 +19,7 @@ from test_game_mails import (NAMES, Table, golden, golden_html, html_sections, m
 
 from pbem.games.manhattan import hand_text
 from pbem.games.rng import Rng
-from pbem.services.simulate import choose
+from pbem.services.offline.simulate import choose
 
 __all__ = ["sqlite_engine"]
 

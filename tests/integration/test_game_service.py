@@ -9,9 +9,9 @@ from sqlmodel import Session, func, select
 
 from pbem.games.fifth_avenue import State, new_game
 from pbem.render.text import render_board
-from pbem.services.games import GameService, SNAPSHOT_EVERY
-from pbem.services.errors import BadRequest, CommandRejected, GameNotActive, GameNotFound, ImportFailed, PlayerNotInGame
-from pbem.services.table_talk import TableTalk
+from pbem.services.table.games import GameService, SNAPSHOT_EVERY
+from pbem.services.common.errors import BadRequest, CommandRejected, GameNotActive, GameNotFound, ImportFailed, PlayerNotInGame
+from pbem.services.table.table_talk import TableTalk
 from pbem.store.models import Event, Game, OutboxMail, Snapshot
 
 PLAYERS = [("Ann", "ann@example.org"), ("Bob", "bob@example.org"), ("Cy", "cy@example.org")]

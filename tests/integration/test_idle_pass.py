@@ -17,14 +17,14 @@ import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from pbem.config import MailConfig, ServerConfig
-from pbem.services import robot_seats
-from pbem.services.deadlines import aware
-from pbem.services.games import GameService
-from pbem.services.refusals import RefusalDigest
-from pbem.services.robot_seats import RobotPlayers, robot_address
-from pbem.services.timekeeper import Timekeeper
-from pbem.services.timing import Timing
-from pbem.services.worker import MailWorker
+from pbem.services.table import robot_seats
+from pbem.services.common.deadlines import aware
+from pbem.services.table.games import GameService
+from pbem.services.mail_in.refusals import RefusalDigest
+from pbem.services.table.robot_seats import RobotPlayers, robot_address
+from pbem.services.worker.timekeeper import Timekeeper
+from pbem.services.common.timing import Timing
+from pbem.services.worker.mail_worker import MailWorker
 from pbem.store.db import alembic_config, current_revision, make_engine, upgrade
 from pbem.store.models import Game, InboundMail, OutboxMail, Seat
 
@@ -279,7 +279,7 @@ def test_refusals_are_told_within_the_hour_and_after_the_worker_was_away(service
 
 
 def service_ledger(service: GameService) -> Any:
-    from pbem.services.ledger import MailLedger
+    from pbem.services.common.ledger import MailLedger
 
     return MailLedger(service.engine, clock=service.clock, mail_domain=service.mail_domain)
 

@@ -15,10 +15,10 @@ from sqlmodel import Session, func, select
 from pbem.mail.message import sender
 from pbem.mail.text import MAX_TEXT_LINES
 from pbem.mail.text import read_message
-from pbem.services.games import GameService
-from pbem.services.mail_commands import MAX_COMMANDS, MAX_LISTED, MailCommands
+from pbem.services.table.games import GameService
+from pbem.services.mail_in.mail_commands import MAX_COMMANDS, MAX_LISTED, MailCommands
 from pbem.store.db import make_engine
-from pbem.services.refusals import RefusalDigest
+from pbem.services.mail_in.refusals import RefusalDigest
 from pbem.store.models import Event, Game, InboundMail, OutboxMail, Snapshot
 
 ANN, BOB, CY = "ann@example.org", "bob@example.org", "cy@example.org"
@@ -536,7 +536,7 @@ def test_a_reply_never_grows_with_the_mail(processor: MailCommands, games: GameS
 
 def test_refused_and_info_replies_stay_in_the_games_thread(processor: MailCommands, games: GameService) -> None:
     """Every reply's References start with the game's thread root, then the player's mail it answers."""
-    from pbem.services.notices import thread_root
+    from pbem.services.mail_out.notices import thread_root
 
     root = thread_root(games.get(1), games.mail_domain)
     email, command = first_legal(games)

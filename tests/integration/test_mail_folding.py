@@ -1,4 +1,4 @@
-"""Folding (services.mail_folding): a game mail still waiting to be sent gives way to a later mail to the same
+"""Folding (services.mail_out.mail_folding): a game mail still waiting to be sent gives way to a later mail to the same
 reader about the same game, which then tells everything since the reader's last mail that went out. So a
 person playing robots gets one mail a decision, not "Done" and "Your turn" a second apart."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from sqlmodel import Session, select
 
-from pbem.services.games import GameService
-from pbem.services.robot_seats import RobotPlayers
+from pbem.services.table.games import GameService
+from pbem.services.table.robot_seats import RobotPlayers
 from pbem.store.models import OutboxMail
 from pbem.store.statuses import OutboxStatus
 

@@ -10,10 +10,10 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 from sqlmodel import Session, select
 
-from pbem.services.absences import Absences
-from pbem.services.games import GameService
-from pbem.services.errors import BadRequest
-from pbem.services.transcript import export_text
+from pbem.services.table.absences import Absences
+from pbem.services.table.games import GameService
+from pbem.services.common.errors import BadRequest
+from pbem.services.offline.transcript import export_text
 from pbem.store.models import Absence, OutboxMail
 
 PLAYERS = [("Ann", "ann@example.org"), ("Bob", "bob@example.org"), ("Cy", "cy@example.org")]
@@ -149,7 +149,7 @@ def test_mails_of_a_whole_game_never_number_the_players(service, db_engine) -> N
         assert not found, (mail.subject, mail.text_body[max(0, found.start() - 200):found.end() + 100])
 
 
-# --------------------------------------------------------------------------- absences (services.absences)
+# --------------------------------------------------------------------------- absences (services.table.absences)
 
 
 def test_absences_live_in_their_own_module(db_engine) -> None:

@@ -13,8 +13,8 @@ import time
 import pytest
 
 from pbem.config import MailConfig, ServerConfig
-from pbem.services.games import GameService
-from pbem.services.outbox_process import OutboxProcess, shareable
+from pbem.services.table.games import GameService
+from pbem.services.mail_out.outbox_process import OutboxProcess, shareable
 from pbem.store.db import make_engine
 from pbem_testing.workers import unsent_mails
 
@@ -108,7 +108,7 @@ def test_the_process_ends_when_its_worker_is_killed(tmp_path) -> None:
     script = textwrap.dedent(f"""
         import sys, time
         from pbem.config import MailConfig, ServerConfig
-        from pbem.services.outbox_process import OutboxProcess
+        from pbem.services.mail_out.outbox_process import OutboxProcess
         from pbem.store.db import make_engine
         from tests.integration.test_outbox_process import log
         smtp = ServerConfig("127.0.0.1", 9, "plain")  # nothing is queued: it never connects

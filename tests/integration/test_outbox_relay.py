@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 
 from pbem.config import MailConfig, ServerConfig
-from pbem.services.games import GameService
-from pbem.services.relay import OutboxRelay
+from pbem.services.table.games import GameService
+from pbem.services.mail_out.relay import OutboxRelay
 from pbem.store.models import utcnow
 
 PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test")]

@@ -9,8 +9,8 @@ from sqlmodel import Session, select
 
 from pbem.adapters.outbox_sender import MAX_ATTEMPTS, claim, send_pending
 from pbem.config import ServerConfig
-from pbem.services.games import GameService
-from pbem.services.ledger import MailLedger
+from pbem.services.table.games import GameService
+from pbem.services.common.ledger import MailLedger
 from pbem.store.models import OutboxMail, utcnow
 
 PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test")]
@@ -60,8 +60,8 @@ def test_a_claim_is_a_lease_that_expires(db_engine) -> None:
 
 
 def test_failed_mails_can_be_queued_again(db_engine, smtp_server, mailboxes) -> None:
-    from pbem.services.errors import BadRequest
-    from pbem.services.outbox import MailNotFound, OutboxService
+    from pbem.services.common.errors import BadRequest
+    from pbem.services.mail_out.outbox import MailNotFound, OutboxService
 
     GameService(db_engine).create_game("fifth-avenue", PLAYERS, seed=4)
     smtp = ServerConfig("127.0.0.1", smtp_server.port, "plain")

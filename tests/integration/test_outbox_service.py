@@ -7,11 +7,11 @@ from datetime import datetime, timezone
 import pytest
 from sqlmodel import Session, select
 
-from pbem.services.games import GameService
+from pbem.services.table.games import GameService
 
-from pbem.services.errors import BadRequest, GameNotFound, ServiceError
-from pbem.services.ledger import MailLedger
-from pbem.services.outbox import MailNotFound, OutboxEntry, OutboxService
+from pbem.services.common.errors import BadRequest, GameNotFound, ServiceError
+from pbem.services.common.ledger import MailLedger
+from pbem.services.mail_out.outbox import MailNotFound, OutboxEntry, OutboxService
 from pbem.store.models import OutboxMail, OutboxStatus
 
 ANN, BOB, CY = "ann@example.org", "bob@example.org", "cy@example.org"

@@ -28,10 +28,10 @@ from sqlmodel import Session, select
 from test_mail_commands import game_rows, mail
 
 from pbem.mail.pasted import LONE_LINE, SHORT_RUN, SentText
-from pbem.services.games import GameService
-from pbem.services.mail_commands import MailCommands, MailReport
-from pbem.services.refusals import RefusalDigest
-from pbem.services.timekeeper import Timekeeper
+from pbem.services.table.games import GameService
+from pbem.services.mail_in.mail_commands import MailCommands, MailReport
+from pbem.services.mail_in.refusals import RefusalDigest
+from pbem.services.worker.timekeeper import Timekeeper
 from pbem.store.models import InboundMail, OutboxMail
 
 ANN, BOB, CY = "ann@example.org", "bob@example.org", "cy@example.org"
@@ -370,7 +370,7 @@ def scene_talk(engine) -> Scene:
     """Table talk: Bob's words of several lines ('say' ... 'end', one of them a command) relayed to Ann, who
     must decide; the moderator's word to Cy; pbem's answer to Bob's mail. (One mail a player: a second real
     reply of the same player would find the first one's lines in our answer to it, the 'Ignored:' list.)"""
-    from pbem.services.table_talk import TableTalk
+    from pbem.services.table.table_talk import TableTalk
 
     games, clock = _service(engine)
     games.create_game("fifth-avenue", PLAYERS, seed=41)

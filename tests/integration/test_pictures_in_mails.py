@@ -13,8 +13,8 @@ from sqlmodel import Session, select
 from pbem.adapters.outbox_sender import build_message
 from pbem.render.pictures import board_picture
 from pbem.render.pictures import mail as pictures
-from pbem.services.games import GameService
-from pbem.services.mail_commands import MailCommands
+from pbem.services.table.games import GameService
+from pbem.services.mail_in.mail_commands import MailCommands
 from pbem.store.models import OutboxMail
 
 PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test"), ("Cy", "cy@example.test")]
@@ -65,7 +65,7 @@ def test_fifth_avenues_readers_share_one_picture_and_manhattans_readers_each_see
 
 
 def test_plain_mails_carry_no_picture(db_engine) -> None:
-    from pbem.services import notices
+    from pbem.services.mail_out import notices
 
     mail = notices.plain_mail("ann@example.test", "hello", ["A few words."], lambda: "<x@example.test>",
                               __import__("datetime").datetime(2026, 11, 25))

@@ -12,7 +12,7 @@ from sqlalchemy import String, Text
 from sqlmodel import Session, select
 
 from pbem.adapters.outbox_sender import _finish
-from pbem.services.ledger import MailLedger
+from pbem.services.common.ledger import MailLedger
 from pbem.store.db import is_transient, make_engine
 from pbem.store.models import InboundMail, OutboxMail, limit_of, metadata, utcnow
 

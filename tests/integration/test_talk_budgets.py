@@ -13,12 +13,12 @@ from sqlmodel import Session, select
 
 from pbem.adapters.outbox_sender import build_message
 from pbem.render.text import SAID
-from pbem.services.games import GameService
-from pbem.services.mail_commands import SETTINGS_AN_HOUR, MailCommands
-from pbem.services.moderator_mail import MODERATOR_MAILS_AN_HOUR, release
-from pbem.services.table_talk import MAX_TALK, TALK_AN_HOUR
+from pbem.services.table.games import GameService
+from pbem.services.mail_in.mail_commands import SETTINGS_AN_HOUR, MailCommands
+from pbem.services.mail_out.moderator_mail import MODERATOR_MAILS_AN_HOUR, release
+from pbem.services.table.table_talk import MAX_TALK, TALK_AN_HOUR
 from pbem.store.models import Event, InboundMail, OutboxMail, OutboxStatus
-from pbem.services import notices
+from pbem.services.mail_out import notices
 
 ANN, BOB, CY = "ann@example.org", "bob@example.org", "cy@example.org"
 MODERATOR = "mod@example.org"

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem.services import transcript
-from pbem.services.simulate import play_random_game
+from pbem.services.offline import transcript
+from pbem.services.offline.simulate import play_random_game
 
 DATA = Path(__file__).parent.parent / "data" / "transcripts"
 CASES = {

@@ -18,7 +18,7 @@ import pytest
 from pbem.games.fifth_avenue import State, new_game
 from pbem.games.fifth_avenue.board import BLACK, load_board
 from pbem.games.rng import Rng
-from pbem.services.simulate import choose
+from pbem.services.offline.simulate import choose
 
 BOARD = load_board()
 GAMES = [

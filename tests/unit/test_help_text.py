@@ -12,9 +12,9 @@ import pytest
 
 from pbem.games import get_game
 from pbem.games.errors import CommandError, InvalidCommandError
-from pbem.services.game_info import GameInfo, PlayerInfo
-from pbem.services.help_text import WIDTH, first_mail_help, mail_help
-from pbem.services.timing import Timing
+from pbem.services.common.game_info import GameInfo, PlayerInfo
+from pbem.services.mail_out.help_text import WIDTH, first_mail_help, mail_help
+from pbem.services.common.timing import Timing
 
 ROOT = Path(__file__).resolve().parents[2]
 KINDS = ("fifth_avenue", "manhattan")

@@ -11,9 +11,9 @@ import typer
 
 from pbem.cli import app
 from pbem.cli.errors import NoSuchOption, UsageError, usage_message
-from pbem.services.game_transfer import MAX_DEPTH, MAX_IMPORT_BYTES, parse_export, read_export
-from pbem.services.errors import BadRequest, ImportFailed
-from pbem.services.input_checks import checked_address, checked_name
+from pbem.services.table.game_transfer import MAX_DEPTH, MAX_IMPORT_BYTES, parse_export, read_export
+from pbem.services.common.errors import BadRequest, ImportFailed
+from pbem.services.common.input_checks import checked_address, checked_name
 from pbem.store.db import SQLITE_HEADER, DatabaseFileError, check_sqlite_file
 
 

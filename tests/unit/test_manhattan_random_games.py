@@ -19,7 +19,7 @@ from pbem.games.manhattan import State, new_game, turn_owner
 from pbem.games.manhattan.actions import Choose
 from pbem.games.manhattan.board import load_board
 from pbem.games.rng import Rng
-from pbem.services.simulate import choose
+from pbem.services.offline.simulate import choose
 
 BOARD = load_board()
 ROUNDS = {2: 6, 3: 6, 4: 4}

@@ -34,7 +34,7 @@ from pbem.render.pictures.palette import (
     fifth_avenue_owner,
     manhattan_color,
 )
-from pbem.services.simulate import choose
+from pbem.services.offline.simulate import choose
 
 NAMES = ["Ann <ann@example.org>", "Bob <bob@example.org>", "Carla Díaz-Ramírez", "Dee"]
 SHORT = ["Ann", "Bob", "Carla Díaz", "Dee"]

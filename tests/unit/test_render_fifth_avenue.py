@@ -17,7 +17,7 @@ from pbem.games.fifth_avenue.board import load_board
 from pbem.games.rng import Rng
 from pbem.render import render_board
 from pbem.render.text import owner_names
-from pbem.services.simulate import choose
+from pbem.services.offline.simulate import choose
 
 BOARD = load_board()
 COLORS = BOARD.plot_colors

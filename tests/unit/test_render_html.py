@@ -1,7 +1,7 @@
 """The HTML part of the game mails (pbem.render.mail, pbem.render.html, templates/*/*.html.j2): issue 17, point 1.
 
 Mails are rendered from real positions of seeded random games of both games, with a context built as
-services.notices.Mailer.mail builds it, and read back with the standard library's HTML parser: the sections as
+services.mail_out.notices.Mailer.mail builds it, and read back with the standard library's HTML parser: the sections as
 headings, the decision in bold, the commands one <code> a shape, the Fifth Avenue places in the commissioners'
 order, Manhattan's six cities as 3x3 grids seen from the reader's side, every colour written as its name and
 set with its text colour, all CSS inline, nothing wider than a phone, no other player's hand. When chromium is
@@ -29,7 +29,7 @@ from pbem.games.rng import Rng
 from pbem.render.html import FIFTH_AVENUE_PALETTE, MANHATTAN_PALETTE
 from pbem.render.mail import KEPT_CLASSES, html_part, render_notice
 from pbem.render.text import hand_text, owner_names, wrap
-from pbem.services.simulate import choose
+from pbem.services.offline.simulate import choose
 
 pytestmark = pytest.mark.xdist_group("render_html")  # its module-scoped fixtures are made once, on one worker
 

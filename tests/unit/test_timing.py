@@ -6,8 +6,8 @@ from datetime import date
 
 import pytest
 
-from pbem.services.deadlines import MAX_PENDING_ABSENCES, check_absence
-from pbem.services.timing import Timing
+from pbem.services.common.deadlines import MAX_PENDING_ABSENCES, check_absence
+from pbem.services.common.timing import Timing
 from pbem.timespans import TimingError, format_duration
 
 

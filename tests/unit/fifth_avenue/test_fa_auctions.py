@@ -16,7 +16,7 @@ from pbem.games.fifth_avenue.rules import (
     current_player,
 )
 from pbem.games.rng import Rng
-from pbem.services.simulate import choose
+from pbem.services.offline.simulate import choose
 
 from fa_helpers import (
     BLUE,

@@ -11,7 +11,7 @@ import pytest
 from pbem.games.fifth_avenue import State, new_game
 from pbem.games.fifth_avenue.robots import determinize, heuristic, strong
 from pbem.games.rng import Rng
-from pbem.services.simulate import choose
+from pbem.services.offline.simulate import choose
 
 BUDGET = 6  # the strong robot's simulations per decision in these tests: enough to run every part of it
 

@@ -10,7 +10,7 @@ import pbem.games.fifth_avenue as fifth_avenue
 from pbem.games import get_game
 from pbem.games.fifth_avenue import decision_kind, new_game, timeout_command
 from pbem.games.rng import Rng
-from pbem.services.simulate import choose
+from pbem.services.offline.simulate import choose
 
 from fa_helpers import BLUE, COLORS, GREEN, RED, YELLOW, at_phase, pass_all, put, set_hand, top, trigger_auctions
 

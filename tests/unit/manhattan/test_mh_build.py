@@ -16,9 +16,9 @@ from pbem.games.errors import (
 from pbem.games.manhattan import new_game
 from pbem.games.manhattan.actions import Pass, Play
 from pbem.games.manhattan.rules import may_build, tower_floors, tower_owner
-from pbem.services.game_info import GameInfo, PlayerInfo
-from pbem.services.help_text import mail_help
-from pbem.services.timing import Timing
+from pbem.services.common.game_info import GameInfo, PlayerInfo
+from pbem.services.mail_out.help_text import mail_help
+from pbem.services.common.timing import Timing
 
 # --------------------------------------------------------------------------- a turn
 

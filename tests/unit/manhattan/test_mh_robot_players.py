@@ -10,7 +10,7 @@ import pytest
 from pbem.games.manhattan import State, new_game, robots
 from pbem.games.manhattan.robots import determinize, heuristic, strong
 from pbem.games.rng import Rng
-from pbem.services.simulate import choose
+from pbem.services.offline.simulate import choose
 
 SMALL = 12  # simulations per decision of the searching robot in these tests
 

@@ -1,0 +1,57 @@
+"""What people type in for a game, checked before it is kept: an address, a name, a seat named by address."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+from ...mail.message import MAX_ADDRESS, is_address
+from ...store.models import NAME
+from .errors import BadRequest
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _shown(value: str) -> str:
+    return repr(value if len(value) <= 60 else value[:57] + "...")
+
+
+def checked_address(value: str) -> str:
+    """``value`` as pbem keeps a player's address: a plain ASCII address (``pbem.mail.message.is_address``, the
+    rule the mail side reads a sender with), lower case, surrounding spaces dropped. BadRequest for anything
+    else: a line break or a control character anywhere, a space inside, non-ASCII, no @, longer than 254."""
+    candidate = value.strip(" ") if isinstance(value, str) else ""
+    if candidate and is_address(candidate):
+        return candidate.lower()
+    odd = next((c for c in candidate if not c.isascii()), "")
+    why = ("is empty" if not candidate else
+           "holds a line break or a control character" if _CONTROL.search(candidate) else
+           f"holds the non-ASCII character {odd!r} (U+{ord(odd):04X})" if odd else
+           "holds a space" if " " in candidate else
+           f"is longer than {MAX_ADDRESS} characters" if len(candidate) > MAX_ADDRESS else
+           "has no @" if "@" not in candidate else "is not of the form name@example.org")
+    raise BadRequest(f"{_shown(str(value))} is not an email address pbem can mail: it {why}")
+
+
+def checked_name(value: str) -> str:
+    """``value`` as pbem keeps a player's name: stripped, not empty, one line, at most NAME characters."""
+    name = value.strip() if isinstance(value, str) else ""
+    if not name or _CONTROL.search(name) or len(name) > NAME:
+        raise BadRequest(f"a player's name must be 1 to {NAME} characters on one line, not {_shown(str(value))}")
+    return name
+
+
+def seat_with(seats: Iterable[Any], address: str) -> int | None:
+    """The seat (of Seats or PlayerInfos) that ``address`` names, compared as stored (lower case); None when it is
+    nobody's, and for text with a line break or a control character. Non-ASCII is never lower-cased: the Kelvin
+    sign would become a 'k' and name somebody else's seat."""
+    if _CONTROL.search(address):
+        return None
+    key = address.strip()
+    key = key.lower() if key.isascii() else key
+    return next((x.seat for x in seats if x.email == key), None)
+
+
+def named_address(address: str) -> str:
+    """An address somebody gave, for a message: as written, or quoted when it holds control characters."""
+    return repr(address) if _CONTROL.search(address) else address

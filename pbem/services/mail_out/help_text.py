@@ -1,0 +1,179 @@
+"""What a player is told about how to play by mail: the answer to ``help``, and its short form for a game's
+first mail.
+
+Pure: it reads a loaded game (``GameInfo``) and the engine's ``COMMAND_HELP`` (each engine's guide holds its
+commands: shape, example, what it does, where docs/rules.md has the rule) and returns lines of at most
+``WIDTH`` characters. The mail services decide where the lines go.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from ...games import get_game
+from ...games.base import CommandHelp
+from ...store.models import GameStatus
+from ..common.game_info import GameInfo
+from .notices import with_names
+
+WIDTH = 72
+EXAMPLES_NOW = 3  # legal commands shown as examples of the decision now due ('legal' gives them all)
+
+INFO_HELP = (
+    ("board", "the board as you see it, with your hand"),
+    ("hand", "your cards"),
+    ("legal", "every command you may send now"),
+    ("history", "the last commands played"),
+    ("help", "this help"),
+)
+
+# The words that are no game command, each with what it does. 'away' names its example: the shape is all
+# there is to the other words.
+OTHER_HELP = (
+    ("away 2026-12-24 to 2027-01-02",
+     "You are away from the first day to the last (UTC): your deadlines in those days move later by as many "
+     "days, and the other players are told."),
+    ("mail turns",
+     "You are mailed when you must decide, with answers to your mails, the results of auctions you bid in, "
+     "the moderator's changes and the end of the game; each mail starts with everything that happened since "
+     "your last one."),
+    ("mail all", "You are mailed after everything anybody does."),
+    ("mail digest", "One mail a day, and the mails that ask you to decide."),
+    ("pictures off",
+     "Your game mails carry no picture of the board ('pictures on' brings it back); the board is in their text "
+     "either way."),
+    ("say TEXT",
+     "Relayed to every other player. The lines after it, up to a line 'end', belong to it. At most 4,000 "
+     "characters of talk a mail, and 10 messages an hour."),
+    ("moderator TEXT", "Relayed to the moderator, whose answer comes back to you."),
+    ("game N", "Which game your mail is for, on a line of its own (when you play several)."),
+    ("end", "Nothing below it is read: put it above your signature."),
+)
+
+OTHER_WORDS = "Also ('help' explains them): say, moderator, mail, pictures, away."
+
+
+def _wrap(text: str, indent: str = "", more: str | None = None) -> list[str]:
+    """``text`` in lines of at most WIDTH characters, the first indented by ``indent``, the rest by ``more``
+    (``indent`` and two spaces unless given)."""
+    return textwrap.wrap(text, width=WIDTH, initial_indent=indent,
+                         subsequent_indent=indent + "  " if more is None else more,
+                         break_long_words=True, break_on_hyphens=False) or [indent.rstrip()]
+
+
+def _two_players(info: GameInfo) -> bool:
+    return len(info.players) == 2
+
+
+def _shape_and_example(entry: CommandHelp, info: GameInfo) -> tuple[str, str]:
+    """The command's shape and example in this game (a two-player game may write it differently)."""
+    if entry.two_players and _two_players(info):
+        return entry.two_players
+    return entry.shape, entry.example
+
+
+def _names(info: GameInfo) -> dict[int, str]:
+    return {p.seat: p.name for p in info.players}
+
+
+def now_lines(info: GameInfo, seat: int | None) -> list[str]:
+    """What the game waits for now: for ``seat`` what to decide, or whom the game waits for."""
+    state = info.state
+    engine = get_game(info.kind)
+    if state is None:
+        return _wrap("The game has not started yet.")
+    if state.is_terminal():
+        return _wrap("The game is over.")
+    if info.status != GameStatus.ACTIVE:
+        return _wrap(f"The game is {info.status}: nobody acts until the moderator resumes it.")
+    to_act = state.current_player()
+    notes = [with_names(info, note) for note in engine.decision_notes(state)]
+    if to_act == seat:
+        lines = _wrap(f"The game waits for you. {notes[0]}")
+        for note in notes[1:]:
+            lines += _wrap(note, "  ")
+        examples = state.legal_commands()[:EXAMPLES_NOW]
+        if examples:
+            lines += _wrap("For example: " + "; ".join(examples) + " ('legal' lists everything you may send).",
+                           "  ")
+        return lines
+    who = _names(info).get(to_act, f"player {to_act + 1}")
+    waiting = with_names(info, state.view(seat)["waiting_for"])  # as the reader may know it (docs/rules.md M15)
+    text = f"The game waits for {who}. {waiting[0].upper()}{waiting[1:]}"
+    owed = engine.owed_this_turn(state, seat) if seat is not None else None
+    if owed:
+        text += f" Then you still {owed}."
+    return _wrap(text)
+
+
+def command_lines(info: GameInfo) -> list[str]:
+    """The game's commands: each with its shape, an example and what it does."""
+    engine = get_game(info.kind)
+    lines = _wrap(f"The commands of {engine.TITLE}, one a line (or several, separated by ';'):")
+    for entry in engine.COMMAND_HELP:
+        shape, example = _shape_and_example(entry, info)
+        also = f" (also {', '.join(entry.also)})" if entry.also else ""
+        lines += _wrap(f"{shape}{also}", "  ", "      ")
+        lines += _wrap(f"for example: {example}", "    ", "      ")
+        lines += _wrap(entry.does, "    ", "    ")
+    return lines
+
+
+def info_lines() -> list[str]:
+    lines = ["Words that answer and change nothing:"]
+    width = max(len(word) for word, _ in INFO_HELP)
+    for word, what in INFO_HELP:
+        lines += _wrap(f"{word:<{width}}  {what}", "  ", " " * (width + 4))
+    return lines
+
+
+def other_lines() -> list[str]:
+    lines = ["Other words, each on a line of its own:"]
+    for shape, what in OTHER_HELP:
+        lines += _wrap(shape, "  ")
+        lines += _wrap(what, "    ", "    ")
+    return lines
+
+
+def deadline_lines(info: GameInfo) -> list[str]:
+    return _wrap(f"Deadlines: {info.timing.describe()}.")
+
+
+def moderator_lines(moderator: str) -> list[str]:
+    # No full stop after an address: it would be copied with it.
+    return _wrap(f"Moderator: {moderator.strip()}" if moderator.strip() else
+                 "Moderator: no moderator address is configured.")
+
+
+def mail_help(info: GameInfo, seat: int | None, *, moderator: str) -> list[str]:
+    """The answer to 'help' by mail for the player at ``seat`` (None: somebody without a seat): what the game
+    waits for now, the game's commands, the info words, the other words, the deadlines and the moderator."""
+    title = f"How to play {info.title} #{info.id} by mail"
+    player = next((p for p in info.players if p.seat == seat), None)
+    lines = _wrap(title + (f": you are {player.name}, seat {player.seat + 1}." if player else "."))
+    if player is not None and getattr(player, "delivery", ""):
+        lines += _wrap(f"Your mail setting: mail {player.delivery}.")
+    sections = [now_lines(info, seat), command_lines(info), info_lines(), other_lines(),
+                deadline_lines(info), moderator_lines(moderator)]
+    for section in sections:
+        lines += ["", *section]
+    return lines
+
+
+def first_mail_help(info: GameInfo) -> list[str]:
+    """The short help of a game's first mail: one line per command, with an example and the section of
+    docs/rules.md its rule is in, then one line naming the other words."""
+    engine = get_game(info.kind)
+    rows = [(_shape_and_example(entry, info)[1], entry) for entry in engine.COMMAND_HELP]
+    width = max(len(example) for example, _ in rows)
+    lines = ["Commands ('help' explains them), each with its section of the rules:"]
+    for example, entry in rows:
+        line = f"  {example:<{width}}  {entry.summary} (rules {entry.section}: {entry.rule})"
+        if len(line) > WIDTH:  # the columns give way before the line breaks
+            line = f"  {example} {entry.summary} (rules {entry.section}: {entry.rule})"
+        lines += _wrap(line, "", "    ")
+    lines.append(OTHER_WORDS)
+    return lines
+
+
+__all__ = ["OTHER_WORDS", "WIDTH", "first_mail_help", "mail_help"]

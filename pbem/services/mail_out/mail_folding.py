@@ -1,0 +1,47 @@
+"""A game mail still waiting to be sent gives way to a later mail to the same reader about the same game.
+
+Robots answer a person's move within the same pass of the worker, and people's mails that came in together are
+applied one after the other: without folding, a player gets "Done: ..." and, a second later, "Your turn: ...",
+two mails where one tells it all. A game mail that carries nothing but what happened since its reader's last
+mail and the game as it stands (``OutboxMail.told_from`` set: no note on the reader's own mail, nothing added)
+is therefore taken back while nobody has started sending it, when a later mail goes to the same reader about
+the same game; the reader's mark of what they were told goes back to before it, so the later mail tells
+everything since the last mail that went out. A mail a sender has claimed is left alone: it goes out, and the
+later mail tells what came after it.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import update
+from sqlmodel import Session, select
+
+from ...store.models import OutboxMail, Seat
+from ...store.statuses import OutboxStatus
+from ..common.game_info import GameInfo
+
+
+def fold_unsent(s: Session, info: GameInfo, readers: set[int]) -> set[int]:
+    """Take back the unsent, foldable mails of ``info``'s game to the players at ``readers`` (status
+    ``folded``), and move each such player's told mark back to before the earliest of them. Returns the seats
+    whose mails were taken back: their next mail must be composed again, from the earlier mark."""
+    seats = {info.email_of(seat): seat for seat in readers}
+    if not seats:
+        return set()
+    waiting = s.exec(select(OutboxMail.id, OutboxMail.recipient, OutboxMail.told_from).where(
+        OutboxMail.game_id == info.id, OutboxMail.status == OutboxStatus.QUEUED, OutboxMail.attempts == 0,
+        OutboxMail.told_from.is_not(None), OutboxMail.recipient.in_(seats))).all()  # type: ignore[union-attr]
+    back: dict[int, int] = {}
+    for mail_id, recipient, told_from in waiting:
+        # Only while no sender has claimed it: a claim changes the status first, in its own transaction.
+        taken = s.connection().execute(update(OutboxMail).where(
+            OutboxMail.id == mail_id, OutboxMail.status == OutboxStatus.QUEUED).values(status=OutboxStatus.FOLDED))
+        if taken.rowcount == 1:
+            seat = seats[recipient]
+            back[seat] = min(back.get(seat, told_from), told_from)
+    for seat, told in back.items():
+        s.connection().execute(update(Seat).where(Seat.game_id == info.id, Seat.seat == seat).values(told_seq=told))
+        info.player(seat).told_seq = told
+    return set(back)
+
+
+__all__ = ["fold_unsent"]
