@@ -31,7 +31,7 @@ import sqlalchemy as sa
 
 from pbem.archive.site import BuildReport, build
 from pbem.services.table.game_transfer import export_game, import_game
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 import checkout  # noqa: F401 - pbem_testing/ in reach (bench/checkout.py)
 from pbem_testing.archive_games import Setup, play, random_commands, submit_commands
 from store import fresh_database  # bench/store.py: the same fresh SQLite file or pbem_bench database

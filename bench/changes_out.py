@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))  # this checkout's pbem, whatever is installed
 from sqlalchemy import select  # noqa: E402
 from sqlalchemy.orm import Session  # noqa: E402
 
-from pbem.services.table.games import GameService  # noqa: E402
+from pbem.services.table.service import GameService  # noqa: E402
 from pbem.store.db import make_engine, upgrade  # noqa: E402
 from pbem.store.models import OutboxMail  # noqa: E402
 from pbem_testing.mailservers import Dovecot, SmtpToLmtp  # noqa: E402

@@ -85,7 +85,7 @@ def run(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
 
 
 def fill(url: str, games: int) -> None:
-    from pbem.services.table.games import GameService
+    from pbem.services.table.service import GameService
     from pbem.store.db import make_engine, upgrade
 
     engine = make_engine(url)

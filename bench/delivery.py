@@ -22,7 +22,7 @@ from sqlalchemy import update
 from sqlmodel import Session, SQLModel, create_engine, select
 
 from pbem.games.rng import Rng
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.table.robot_seats import RobotPlayers
 from pbem.services.offline.simulate import choose
 from pbem.store.models import OutboxMail

@@ -27,8 +27,8 @@ import time
 from pathlib import Path
 
 from pbem.config import MailConfig, ServerConfig
-from pbem.services.table.games import GameService
-from pbem.services.worker.mail_worker import MailWorker
+from pbem.services.table.service import GameService
+from pbem.worker import MailWorker
 from pbem.store.db import make_engine, upgrade
 import checkout  # noqa: F401 - pbem_testing/ in reach (bench/checkout.py)
 from pbem_testing.mailservers import Dovecot, SmtpToLmtp

@@ -43,13 +43,13 @@ import sqlalchemy as sa
 from pbem.config import ArchiveConfig, MailConfig, ServerConfig
 from pbem.games import get_game
 from pbem.games.rng import Rng
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.operations.heartbeat import ONCE, ONCE_EVERY
 from pbem.services.table.robot_seats import RobotPlayers
 from pbem.services.offline.simulate import choose
-from pbem.services.worker.timekeeper import Timekeeper
+from pbem.services.clock.timekeeper import Timekeeper
 from pbem.services.common.timing import Timing
-from pbem.services.worker.mail_worker import MailWorker
+from pbem.worker import MailWorker
 from pbem.store.db import make_engine, upgrade
 from pbem.store.models import (Absence, DecisionClock, Event, Game, InboundMail, Mark, OutboxMail, Seat, Snapshot)
 

@@ -48,8 +48,8 @@ from pathlib import Path
 from imapclient import IMAPClient
 
 from pbem.config import MailConfig, ServerConfig
-from pbem.services.table.games import GameService
-from pbem.services.worker.mail_worker import MailWorker
+from pbem.services.table.service import GameService
+from pbem.worker import MailWorker
 from pbem.store.db import make_engine, upgrade
 import checkout  # noqa: F401 - pbem_testing/ in reach (bench/checkout.py)
 from pbem_testing.mailservers import Dovecot, SmtpToLmtp

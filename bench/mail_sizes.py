@@ -22,7 +22,7 @@ from sqlmodel import Session, select
 
 from pbem.adapters.outbox_sender import build_message
 from pbem.games.rng import Rng
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.offline.simulate import choose
 from pbem.store.db import make_engine, upgrade
 from pbem.store.models import OutboxMail

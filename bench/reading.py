@@ -26,7 +26,7 @@ from sqlmodel import Session, select
 from pbem.games.fifth_avenue import VOCABULARY
 from pbem.mail.commands import read_line
 from pbem.mail.text import extract_text, read_message
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.mail_in.mail_commands import MailCommands
 from pbem.store.db import make_engine, upgrade
 from pbem.store.models import OutboxMail

@@ -25,7 +25,7 @@ import sqlalchemy as sa
 
 from pbem.games.fifth_avenue import new_game
 from pbem.games.rng import Rng
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.offline.simulate import choose
 from pbem.store.db import make_engine, upgrade
 from pbem.store.models import Event, Game, Seat, Snapshot

@@ -12,7 +12,7 @@ from typing import Any
 
 from pbem.games import get_game
 from pbem.games.rng import Rng
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.offline.simulate import choose
 
 

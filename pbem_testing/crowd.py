@@ -40,7 +40,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from pbem.games import get_game
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.store.db import make_engine
 from pbem.store.models import Event, InboundMail, MailClaim, OutboxMail, utcnow
 from .mailservers import Dovecot, SmtpToLmtp

@@ -26,7 +26,7 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.store.db import make_engine
 from pbem.store.models import Event, InboundMail, OutboxMail, OutboxStatus
 from .mailservers import Dovecot, SmtpToLmtp

@@ -36,7 +36,7 @@ from pbem_testing.browser import Browser, browser_missing  # Selenium itself loa
 from pbem_testing.mailservers import Dovecot, Mailboxes, SmtpToLmtp, dovecot_available
 
 if TYPE_CHECKING:
-    from pbem.services.table.games import GameService
+    from pbem.services.table.service import GameService
 
 PG_ADMIN_URL = os.environ.get("PBEM_TEST_PG_ADMIN", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 PG_DATABASE = os.environ.get("PBEM_TEST_PG_DATABASE", f"pbem_test_{os.getpid()}")
@@ -194,7 +194,7 @@ def database_url(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def game_service(database_url: str) -> Iterator["GameService"]:
     """The game service over a migrated, empty database of each kind (mail from example.org)."""
-    from pbem.services.table.games import GameService  # the whole service layer: only for the tests that use it
+    from pbem.services.table.service import GameService  # the whole service layer: only for the tests that use it
 
     engine = make_engine(database_url)
     yield GameService(engine, mail_domain="example.org")

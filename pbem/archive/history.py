@@ -40,7 +40,7 @@ from sqlmodel import Session, select
 from ..games import get_game
 from ..limits import MAX_GAME_ID
 from ..render.html import render_board_html
-from ..services.table.archive_settings import ARCHIVE
+from ..services.table.archive_settings import ARCHIVE, checked_archive
 from ..services.mail_out.chronicle import describe, fallback_words, played_words
 from ..services.common.deadlines import aware
 from ..services.common.errors import GameNotFound
@@ -320,6 +320,14 @@ def set_archived(engine: Engine, game_id: int, archived: bool) -> None:
         uow.session.add(game)
         _raise_generation(uow.session)
         uow.commit()
+
+
+def set_archive(engine: Engine, game_id: int, value: str) -> str:
+    """Show game ``game_id`` on the archive's site ("yes") or leave it out ("no"), as the moderator wrote it
+    (``checked_archive``). Returns the setting."""
+    setting = checked_archive(value)
+    set_archived(engine, game_id, setting == "yes")
+    return setting
 
 
 # --------------------------------------------------------------------------- games

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from ..config import MailConfig
     from ..services.table.game_reader import GameReader
-    from ..services.table.games import GameService
+    from ..services.table.service import GameService
     from ..services.mail_out.send_now import SentNow
 
 out = Console()
@@ -166,7 +166,7 @@ class AppContext:
     def service(self, *, sends_mail: bool = False) -> GameService:
         """The game service. ``sends_mail``: the command sends the mail its change queues (``send_now``), so the
         password files are read first: a command that could not send fails before it changes anything."""
-        from ..services.table.games import GameService
+        from ..services.table.service import GameService
 
         if sends_mail:
             self.mail(required=False)

@@ -405,7 +405,8 @@ def game_set(
     if player and archive is not None:
         fail("archive= is the game's, not a player's: set it without --player")
     if archive is not None:
-        from ..services.table.archive_settings import checked_archive, set_archive
+        from ..archive.history import set_archive
+        from ..services.table.archive_settings import checked_archive
 
         archive = checked_archive(archive)  # before anything is changed
     if player and mode is None and pictures is None:

@@ -54,7 +54,7 @@ def worker(
     """
     from imapclient.exceptions import IMAPClientError
 
-    from ..services.worker.mail_worker import MailWorker
+    from ..worker import MailWorker
     from ..store.db import is_transient
 
     context = app_context(ctx)

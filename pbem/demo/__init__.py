@@ -25,10 +25,10 @@ from sqlmodel import select
 
 from ..config import MailConfig, ServerConfig
 from ..games import get_game
-from ..services.table.games import GameService
+from ..services.table.service import GameService
 from ..services.common.game_info import GameInfo, HistoryEntry
 from ..services.table.robot_seats import decide
-from ..services.worker.mail_worker import MailWorker, PassReport
+from ..worker import MailWorker, PassReport
 from ..store.models import GameStatus, OutboxMail, OutboxStatus
 from ..store.uow import UnitOfWork
 from ..words import plural

@@ -130,7 +130,7 @@ def short_name(display: str) -> str:
     return name or "?"
 
 
-# A robot seat's name ends so ("Robo (robot)", services.table.robot_seats.robot_name). The map and the tables have room
+# A robot seat's name ends so ("Robo (robot)", services.table.robot_names.robot_name). The map and the tables have room
 # for 10 characters, which cut that to "Robo (robo"; they show "Robo", and the sentences the whole name.
 ROBOT_SEAT = re.compile(r" \((strong )?robot\)$")
 

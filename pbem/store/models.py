@@ -110,7 +110,7 @@ class Seat(SQLModel, table=True):
     told_seq: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     pictures: str = _string(WORD, default="", sa_column_kwargs={"server_default": ""})  # "" = the game's
     # The start of the player's day of delivery "digest": set when they (or their game) choose it, then at each
-    # daily mail; NULL otherwise. Indexed: the timekeeper finds the day's mails due by it (services.worker.timekeeper).
+    # daily mail; NULL otherwise. Indexed: the timekeeper finds the day's mails due by it (services.clock.timekeeper).
     digest_at: Optional[datetime] = _when(nullable=True, index=True)
     # A seat one of pbem's robots plays ("heuristic" or "strong", services.table.robot_seats); "" for a person.
     robot: str = _string(WORD, default="", sa_column_kwargs={"server_default": ""})

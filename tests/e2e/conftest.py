@@ -29,7 +29,7 @@ PER_RUN = ["PBEM_DATABASE_URL", "PYTEST_CURRENT_TEST", "PBEM_CONFIG", "PBEM_GAME
                                for key in ("HOST", "PORT", "SECURITY", "USER", "PASSWORD"))]
 # It starts in the session's own environment and folder (as run_pbem_with sets COLUMNS), whichever test runs first.
 PRESTARTED = None if PBEM is None or FRESH_PROCESSES else Prestarted(
-    PBEM, preload=["pbem.cli", "pbem.cli.worker", "pbem.services.worker.mail_worker"], per_run=PER_RUN,
+    PBEM, preload=["pbem.cli", "pbem.cli.worker", "pbem.worker"], per_run=PER_RUN,
     env=dict(os.environ, COLUMNS="120"), cwd=os.getcwd())
 if PRESTARTED is not None:
     atexit.register(PRESTARTED.stop)

@@ -32,7 +32,7 @@ from pbem.archive import history
 from pbem.archive.records import GameRecord
 from pbem.archive.site import build
 from pbem.games import get_game
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.store.db import make_engine
 from pbem_testing.archive_games import Setup, play, random_commands
 from pbem_testing.browser import (

@@ -22,8 +22,8 @@ from sqlalchemy import update
 from pbem.archive.history import set_archived
 from pbem.config import ArchiveConfig, MailConfig, ServerConfig
 from pbem.games import get_game
-from pbem.services.table.games import GameService
-from pbem.services.worker.mail_worker import MailWorker
+from pbem.services.table.service import GameService
+from pbem.worker import MailWorker
 from pbem.store.db import make_engine
 from pbem.store.models import OutboxMail, OutboxStatus
 from pbem_testing.archive_games import random_commands, submit_commands

@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 
 from pbem.cli import app
 from pbem.store import db as store_db
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.store.db import make_engine
 
 pytestmark = pytest.mark.xdist_group("cli_bad_input")  # its module-scoped fixtures are made once, on one worker

@@ -27,7 +27,7 @@ import typer.testing
 from typer.testing import CliRunner
 
 from pbem.cli import app
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.store import db as store_db
 from pbem.store.db import make_engine
 

@@ -157,7 +157,7 @@ def test_the_game_list_says_who_is_late_and_by_how_long(tmp_path: Path, pbem) ->
     from datetime import datetime, timedelta, timezone
 
     from pbem.services.common.timing import Timing
-    from pbem.services.table.games import GameService
+    from pbem.services.table.service import GameService
     from pbem.store.db import make_engine
 
     url = f"sqlite:///{tmp_path / 'late.sqlite3'}"

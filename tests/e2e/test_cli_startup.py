@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import pbem
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.store.db import make_engine
 
 ROOT = Path(pbem.__file__).resolve().parents[1]

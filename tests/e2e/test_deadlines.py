@@ -16,9 +16,9 @@ from pbem.config import MailConfig, ServerConfig
 from pbem.games.fifth_avenue import decision_kind
 from pbem.games.rng import Rng
 from pbem.services.common.timing import Timing
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.offline.simulate import choose
-from pbem.services.worker.mail_worker import MailWorker
+from pbem.worker import MailWorker
 from pbem.store.db import make_engine
 from pbem.store.models import DecisionClock
 

@@ -15,11 +15,11 @@ from sqlmodel import Session, select
 from pbem.adapters.outbox_sender import build_message
 from pbem.config import MailConfig, ServerConfig
 from pbem.services.mail_out import notices
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.mail_out.moderator_mail import MODERATOR_MAILS_AN_HOUR
 from pbem.services.mail_in.screening import RATE_LIMIT
 from pbem.services.table.table_talk import TALK_AN_HOUR
-from pbem.services.worker.mail_worker import MailWorker
+from pbem.worker import MailWorker
 from pbem.store.db import make_engine
 from pbem.store.models import InboundMail, OutboxMail, OutboxStatus
 

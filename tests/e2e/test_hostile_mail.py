@@ -23,10 +23,10 @@ import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from pbem.config import MailConfig, ServerConfig
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.mail_in.mail_commands import NO_COMMAND_ANSWERS, MailCommands
-from pbem.services.worker import mail_worker as worker_module
-from pbem.services.worker.mail_worker import MailWorker
+from pbem import worker as worker_module
+from pbem.worker import MailWorker
 from pbem.store.db import DatabaseUnavailable, make_engine
 from pbem.store.models import Event, InboundMail, MailClaim, OutboxMail, OutboxStatus
 from pbem_testing.hostile import CRLF_WORD, hostile_mails

@@ -49,7 +49,7 @@ from pbem.games import get_game
 from pbem.games.fifth_avenue.board import load_board as load_fifth_avenue_board
 from pbem.games.manhattan.board import load_board as load_manhattan_board
 from pbem.games.rng import Rng
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.offline.simulate import choose
 from pbem.store.db import make_engine
 from pbem.store.models import OutboxMail

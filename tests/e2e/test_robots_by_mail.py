@@ -15,8 +15,8 @@ import pytest
 from sqlmodel import Session, select
 
 from pbem.config import MailConfig, ServerConfig
-from pbem.services.table.games import GameService
-from pbem.services.worker.mail_worker import MailWorker
+from pbem.services.table.service import GameService
+from pbem.worker import MailWorker
 from pbem.store.db import make_engine
 from pbem.store.models import Event, InboundMail, OutboxMail
 

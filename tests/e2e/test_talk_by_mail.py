@@ -8,8 +8,8 @@ from email.utils import parseaddr
 import pytest
 
 from pbem.config import MailConfig, ServerConfig
-from pbem.services.table.games import GameService
-from pbem.services.worker.mail_worker import MailWorker
+from pbem.services.table.service import GameService
+from pbem.worker import MailWorker
 from pbem.store.db import make_engine
 
 from test_worker_mail import GAME, PLAYERS, inbox, reply_like_a_client, send, wait_for_inbox

@@ -20,8 +20,8 @@ from sqlmodel import Session, select
 
 from pbem.config import MailConfig, ServerConfig
 from pbem.services.operations.claims import LEASE
-from pbem.services.table.games import GameService
-from pbem.services.worker.mail_worker import MailWorker
+from pbem.services.table.service import GameService
+from pbem.worker import MailWorker
 from pbem.store.db import make_engine
 from pbem.store.models import MailClaim, OutboxStatus, utcnow
 from pbem_testing.crowd import GAME, Crowd, worker_lines

@@ -27,8 +27,8 @@ from sqlmodel import Session, select
 
 from pbem.config import MailConfig, ServerConfig
 from pbem.games.fifth_avenue import new_game
-from pbem.services.table.games import GameService
-from pbem.services.worker.mail_worker import MailWorker, PassReport
+from pbem.services.table.service import GameService
+from pbem.worker import MailWorker, PassReport
 from pbem.store.db import make_engine
 from pbem.store.models import Event, InboundMail, OutboxMail, utcnow
 from pbem.store.statuses import OutboxStatus

@@ -10,7 +10,7 @@ from test_worker_mail import GAME, reply_like_a_client, send, wait_for_inbox  # 
 
 from pbem.demo.players import listed_commands
 
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.store.db import make_engine, upgrade
 from pbem_testing.workers import worker_env
 

@@ -27,9 +27,9 @@ from pbem.demo.players import listed_commands
 from pbem.games import get_game
 from pbem.games.fifth_avenue import new_game
 from pbem.games.rng import Rng
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.offline.simulate import choose
-from pbem.services.worker.mail_worker import MailWorker
+from pbem.worker import MailWorker
 from pbem.store.db import make_engine
 from pbem.store.models import InboundMail
 

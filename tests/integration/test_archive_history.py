@@ -22,9 +22,10 @@ from pbem.cli import app
 from pbem.games import get_game
 from pbem.games.rng import Rng
 from pbem.render.html import render_board_html
-from pbem.services.table.archive_settings import set_archive
+from pbem.archive.history import set_archive
 from pbem.services.common.errors import BadRequest, GameNotFound
-from pbem.services.table.games import GameService, effective_commands
+from pbem.services.table.games import effective_commands
+from pbem.services.table.service import GameService
 from pbem.services.offline.simulate import choose
 from pbem.services.table.table_talk import TableTalk
 from pbem.store.db import make_engine

@@ -22,7 +22,7 @@ import sqlalchemy as sa
 
 from pbem.archive import history, site
 from pbem.archive.site import BuildReport, build
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.table.table_talk import TableTalk
 from pbem.store.db import make_engine
 from pbem.store.models import Event

@@ -31,7 +31,7 @@ from alembic import command
 
 from pbem.archive import history
 from pbem.archive.site import build
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.table.table_talk import TableTalk
 from pbem.store.db import alembic_config, make_engine, upgrade
 from pbem_testing.archive_games import Setup, play

@@ -35,7 +35,7 @@ from pbem.archive import history
 from pbem.archive.site import BuildReport, build
 from pbem.cli import app
 from pbem.games import get_game
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.store.db import make_engine
 from pbem_testing.archive_games import Setup, play, submit_commands
 

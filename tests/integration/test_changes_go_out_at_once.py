@@ -31,7 +31,7 @@ from typer.testing import CliRunner
 from pbem.adapters.outbox_sender import send_pending
 from pbem.cli import app
 from pbem.config import ServerConfig
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.store.db import make_engine
 from pbem.store.models import OutboxMail, OutboxStatus, utcnow
 from pbem_testing.mailservers import free_port

@@ -12,7 +12,7 @@ from __future__ import annotations
 import multiprocessing as mp
 
 from pbem.games.fifth_avenue import new_game
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.common.errors import ServiceError
 from pbem.store.db import make_engine
 

@@ -27,7 +27,7 @@ from pbem.games.fifth_avenue import new_game
 from pbem.games.legal import spelled
 from pbem.games.rng import Rng
 from pbem.render.text import hand_text
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.offline.simulate import choose
 from pbem.store.db import make_engine
 from pbem.store.models import Event, OutboxMail

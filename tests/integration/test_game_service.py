@@ -9,7 +9,8 @@ from sqlmodel import Session, func, select
 
 from pbem.games.fifth_avenue import State, new_game
 from pbem.render.text import render_board
-from pbem.services.table.games import GameService, SNAPSHOT_EVERY
+from pbem.services.table.games import SNAPSHOT_EVERY
+from pbem.services.table.service import GameService
 from pbem.services.common.errors import BadRequest, CommandRejected, GameNotActive, GameNotFound, ImportFailed, PlayerNotInGame
 from pbem.services.table.table_talk import TableTalk
 from pbem.store.models import Event, Game, OutboxMail, Snapshot

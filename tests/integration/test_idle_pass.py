@@ -19,12 +19,13 @@ from sqlmodel import Session, select
 from pbem.config import MailConfig, ServerConfig
 from pbem.services.table import robot_seats
 from pbem.services.common.deadlines import aware
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.mail_in.refusals import RefusalDigest
-from pbem.services.table.robot_seats import RobotPlayers, robot_address
-from pbem.services.worker.timekeeper import Timekeeper
+from pbem.services.table.robot_names import robot_address
+from pbem.services.table.robot_seats import RobotPlayers
+from pbem.services.clock.timekeeper import Timekeeper
 from pbem.services.common.timing import Timing
-from pbem.services.worker.mail_worker import MailWorker
+from pbem.worker import MailWorker
 from pbem.store.db import alembic_config, current_revision, make_engine, upgrade
 from pbem.store.models import Game, InboundMail, OutboxMail, Seat
 

@@ -15,7 +15,7 @@ from sqlmodel import Session, func, select
 from pbem.mail.message import sender
 from pbem.mail.text import MAX_TEXT_LINES
 from pbem.mail.text import read_message
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.mail_in.mail_commands import MAX_COMMANDS, MAX_LISTED, MailCommands
 from pbem.store.db import make_engine
 from pbem.services.mail_in.refusals import RefusalDigest

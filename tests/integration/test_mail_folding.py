@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from sqlmodel import Session, select
 
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.table.robot_seats import RobotPlayers
 from pbem.store.models import OutboxMail
 from pbem.store.statuses import OutboxStatus

@@ -8,7 +8,7 @@ from sqlmodel import Session, select
 
 from pbem.games.rng import Rng
 from pbem.services.mail_out.chronicle import describe
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.mail_out.notices import FIRST_SCREEN, thread_root
 from pbem.services.offline.simulate import choose
 from pbem.services.table.table_talk import TableTalk
@@ -178,7 +178,7 @@ def test_table_talk_reaches_the_others_in_the_thread_and_stays_in_the_history(se
 def test_a_digest_player_gets_one_mail_a_day_with_what_happened(db_engine) -> None:
     from datetime import datetime, timedelta, timezone
 
-    from pbem.services.worker.timekeeper import Timekeeper
+    from pbem.services.clock.timekeeper import Timekeeper
 
     now = [datetime(2026, 11, 23, 12, tzinfo=timezone.utc)]
     service = GameService(db_engine, clock=lambda: now[0])

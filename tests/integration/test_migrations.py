@@ -145,7 +145,7 @@ def fill(engine: sa.Engine) -> None:
     from sqlmodel import Session
 
     from pbem.archive import history
-    from pbem.services.table.games import GameService
+    from pbem.services.table.service import GameService
     from pbem.store.models import ArchiveHiddenPlayer, InboundMail, MailClaim, Mark, OutboxMail, WorkerHeartbeat
     from pbem.store.statuses import OutboxStatus
 
@@ -200,7 +200,7 @@ def test_every_revision_goes_down_and_up_again_with_data_in_every_table(walk_url
     revision has as it was. Up again: the first revision's data is still there at the top, the schema is the
     models', and the game goes on. Last, at once to nothing (only Alembic's table left) and up again."""
     from pbem.archive import history
-    from pbem.services.table.games import GameService
+    from pbem.services.table.service import GameService
     from pbem.store.db import downgrade, revisions
 
     engine = make_engine(walk_url)
@@ -290,7 +290,7 @@ def test_up_to_a_revision_and_down_refuse_what_they_cannot_do(tmp_path) -> None:
 
 def test_a_step_that_would_leave_a_broken_reference_on_sqlite_changes_nothing(tmp_path) -> None:
     """Foreign keys are off while SQLite copies a table, so the whole database is checked before the end."""
-    from pbem.services.table.games import GameService
+    from pbem.services.table.service import GameService
     from pbem.store.db import downgrade
 
     engine = make_engine(f"sqlite:///{tmp_path / 'orphan.sqlite3'}")

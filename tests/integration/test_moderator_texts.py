@@ -11,7 +11,7 @@ import pytest
 from sqlmodel import Session, select
 
 from pbem.services.table.absences import Absences
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.common.errors import BadRequest
 from pbem.services.offline.transcript import export_text
 from pbem.store.models import Absence, OutboxMail

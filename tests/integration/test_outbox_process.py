@@ -13,7 +13,7 @@ import time
 import pytest
 
 from pbem.config import MailConfig, ServerConfig
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.mail_out.outbox_process import OutboxProcess, shareable
 from pbem.store.db import make_engine
 from pbem_testing.workers import unsent_mails

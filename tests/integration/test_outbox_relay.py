@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from pbem.config import MailConfig, ServerConfig
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.mail_out.relay import OutboxRelay
 from pbem.store.models import utcnow
 

@@ -9,7 +9,7 @@ from sqlmodel import Session, select
 
 from pbem.adapters.outbox_sender import MAX_ATTEMPTS, claim, send_pending
 from pbem.config import ServerConfig
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.common.ledger import MailLedger
 from pbem.store.models import OutboxMail, utcnow
 

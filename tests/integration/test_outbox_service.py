@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 import pytest
 from sqlmodel import Session, select
 
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 
 from pbem.services.common.errors import BadRequest, GameNotFound, ServiceError
 from pbem.services.common.ledger import MailLedger

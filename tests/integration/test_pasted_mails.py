@@ -28,10 +28,10 @@ from sqlmodel import Session, select
 from test_mail_commands import game_rows, mail
 
 from pbem.mail.pasted import LONE_LINE, SHORT_RUN, SentText
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.mail_in.mail_commands import MailCommands, MailReport
 from pbem.services.mail_in.refusals import RefusalDigest
-from pbem.services.worker.timekeeper import Timekeeper
+from pbem.services.clock.timekeeper import Timekeeper
 from pbem.store.models import InboundMail, OutboxMail
 
 ANN, BOB, CY = "ann@example.org", "bob@example.org", "cy@example.org"

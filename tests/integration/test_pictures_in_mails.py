@@ -13,7 +13,7 @@ from sqlmodel import Session, select
 from pbem.adapters.outbox_sender import build_message
 from pbem.render.pictures import board_picture
 from pbem.render.pictures import mail as pictures
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.mail_in.mail_commands import MailCommands
 from pbem.store.models import OutboxMail
 

@@ -15,7 +15,7 @@ import pytest
 from sqlmodel import Session, select
 from test_mail_commands import first_legal, game_rows, games, mail, processor  # noqa: F401 - games, processor: fixtures
 
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.store.models import OutboxMail
 
 SIGN_OFFS = [

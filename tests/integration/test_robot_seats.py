@@ -11,9 +11,10 @@ import pytest
 from sqlmodel import Session, select
 
 from pbem.services.common.errors import BadRequest
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.table import robot_seats
-from pbem.services.table.robot_seats import ROBOT_DOMAIN, RobotPlayers, is_robot_address
+from pbem.services.table.robot_names import ROBOT_DOMAIN, is_robot_address
+from pbem.services.table.robot_seats import RobotPlayers
 from pbem.store.db import make_engine
 from pbem.store.models import Event, OutboxMail
 
@@ -184,7 +185,7 @@ def test_a_seat_handed_to_a_robot_keeps_its_hand_and_score_and_the_robot_plays_i
 def test_on_timeout_robot_plays_a_late_players_seat_until_they_send_a_command(sqlite_url: str) -> None:
     from datetime import timedelta
 
-    from pbem.services.worker.timekeeper import Timekeeper
+    from pbem.services.clock.timekeeper import Timekeeper
     from pbem.services.common.timing import Timing
     from pbem.store.models import Seat, utcnow
 

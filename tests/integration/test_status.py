@@ -30,11 +30,11 @@ from pbem.adapters.imap_inbox import Inbox
 from pbem.cli import app
 from pbem.config import MailConfig, ServerConfig
 from pbem.services.operations.claims import Instance
-from pbem.services.table.games import GameService
+from pbem.services.table.service import GameService
 from pbem.services.common.errors import BadRequest
 from pbem.services.operations.heartbeat import FOREVER, GONE, ONCE, Heartbeat
 from pbem.services.operations.status import StatusService
-from pbem.services.worker.mail_worker import MailWorker
+from pbem.worker import MailWorker
 from pbem.store.db import alembic_config, head_revision, make_engine, shipped_revisions
 from pbem.store.models import DecisionClock, MailClaim, OutboxMail, OutboxStatus, WorkerHeartbeat, utcnow
 

@@ -6,8 +6,8 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 
 from pbem.config import MailConfig, ServerConfig
-from pbem.services.table.games import GameService
-from pbem.services.worker.mail_worker import MailWorker
+from pbem.services.table.service import GameService
+from pbem.worker import MailWorker
 
 GAME = "game@example.test"
 ANN, BOB = "ann@example.test", "bob@example.test"

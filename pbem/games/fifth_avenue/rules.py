@@ -40,7 +40,7 @@ from .actions import (
     parse_command,
 )
 from .board import BLACK, CENTRAL_PARK, CITY_HALL, VALUES, Board, load_board
-from .state import TERMINAL, State
+from .state import State
 
 
 # =========================================================================== setup
@@ -136,19 +136,7 @@ def _place_initial_businesses(board: Board, rng: Rng, plots: dict, businesses: l
 
 
 def current_player(state: State) -> int:
-    if state.result is not None:
-        return TERMINAL
-    frame = state.frames[-1]
-    kind = frame["kind"]
-    if kind == "placement":
-        return frame["order"][frame["index"]]
-    if kind == "turn":
-        return frame["player"]
-    if kind == "auction":
-        return frame["order"][frame["turn"]]
-    if kind == "build":
-        return frame["winner"]
-    raise AssertionError(f"no decision pending in frame {kind}")
+    return state.current_player()
 
 
 def _top(state: State) -> dict[str, Any]:

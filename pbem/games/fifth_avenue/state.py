@@ -72,6 +72,17 @@ class State(GameState):
 
     # ------------------------------------------------------------------ game API
     def current_player(self) -> int:
-        from . import rules
-
-        return rules.current_player(self)
+        """Who decides now (TERMINAL once the game is over): read from the frame on top, which the rules push."""
+        if self.result is not None:
+            return TERMINAL
+        frame = self.frames[-1]
+        kind = frame["kind"]
+        if kind == "placement":
+            return frame["order"][frame["index"]]
+        if kind == "turn":
+            return frame["player"]
+        if kind == "auction":
+            return frame["order"][frame["turn"]]
+        if kind == "build":
+            return frame["winner"]
+        raise AssertionError(f"no decision pending in frame {kind}")

@@ -30,7 +30,7 @@ from ...mail.text import (MAX_HTML_BYTES, MAX_READ_BYTES, MAX_TEXT_BYTES, MAX_TE
                          extract_text, next_end, read_message, same_line_attribution)
 from ...games.errors import CommandError
 from ..common.ledger import AskedDecision, MailLedger
-from ..table.games import GameService
+from ..table.service import GameService
 from ..common.errors import CommandRejected, DecisionMoved, GameNotActive, GameNotFound, PlayerNotInGame, ServiceError
 from ..common.game_info import GameInfo
 from ...store.models import GameStatus, InboundMail

@@ -14,11 +14,11 @@ from typing import Any
 
 from ...mail.message import automatic_reason, message_id, sender, subject
 from ...mail.text import extract_text, read_message
-from ..table.games import GameService
+from ..table.service import GameService
 from ..common.ledger import MailLedger
 from .mail_commands import CHANGES, MailCommands, MailReport
 from .refusals import REFUSED
-from ..table.robot_seats import is_robot_address
+from ..table.robot_names import is_robot_address
 
 RATE_LIMIT = 60  # mails per sender and hour that changed nothing; beyond, only a move is read (no reply)
 

@@ -22,13 +22,13 @@ from ..common.input_checks import checked_address
 from ..common.timing import TimingError
 
 if TYPE_CHECKING:
-    from .games import GameService
+    from .games import GameChanges
 
 
 class Absences:
     """A player's absences, over the games of ``games`` (its database, clock and mail domain)."""
 
-    def __init__(self, games: GameService) -> None:
+    def __init__(self, games: GameChanges) -> None:
         self.games = games
 
     def check(self, email: str, first: date, last: date, *, planned: int = 0) -> None:

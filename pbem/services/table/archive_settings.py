@@ -1,12 +1,11 @@
-"""The moderator's switch of whether the archive's web site shows a game (``pbem game set ID archive=no``).
+"""The moderator's switch of whether the archive's web site shows a game (``pbem game set ID archive=no``): its
+values, checked; the archive writes it (``pbem.archive.history.set_archive``), being the one that reads it.
 
 Every game is in the archive unless the moderator leaves it out. Nobody is mailed and no event is written:
 the game the players play is the same either way (as for the game's mail settings, services.mail_out.delivery).
 """
 
 from __future__ import annotations
-
-from sqlalchemy import Engine
 
 from ..common.errors import BadRequest
 
@@ -22,13 +21,4 @@ def checked_archive(value: str) -> str:
     return setting
 
 
-def set_archive(engine: Engine, game_id: int, value: str) -> str:
-    """Show game ``game_id`` on the archive's site ("yes") or leave it out ("no"). Returns the setting."""
-    from ...archive.history import set_archived
-
-    setting = checked_archive(value)
-    set_archived(engine, game_id, setting == "yes")
-    return setting
-
-
-__all__ = ["ARCHIVE", "checked_archive", "set_archive"]
+__all__ = ["ARCHIVE", "checked_archive"]

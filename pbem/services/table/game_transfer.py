@@ -42,7 +42,7 @@ from ..common.input_checks import checked_address, checked_name
 from ..common.timing import Timing, TimingError
 
 if TYPE_CHECKING:
-    from .games import GameService
+    from .games import GameChanges
 
 EXPORT_FORMAT = "pbem-game"
 EXPORT_VERSION = 1
@@ -60,7 +60,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 # --------------------------------------------------------------------------- export
 
 
-def export_game(games: GameService, game_id: int) -> dict[str, Any]:
+def export_game(games: GameChanges, game_id: int) -> dict[str, Any]:
     """The complete record of a game: enough to rebuild it exactly."""
     info = games.get(game_id)
     history = games.history(game_id)
@@ -396,7 +396,7 @@ def _event(e: dict[str, Any], players: int, now: datetime) -> dict[str, Any]:
 # --------------------------------------------------------------------------- import
 
 
-def import_game(games: GameService, doc: Any) -> int:
+def import_game(games: GameChanges, doc: Any) -> int:
     """Rebuild an exported game under a new number; its final state must equal the export's."""
     now = games.clock()
     checked = check_export(doc, now)

@@ -1,7 +1,8 @@
-"""The game service: the one way in for every change to a game.
+"""The game service's changes: the one way in for every change to a game.
 
-``GameService`` is what the CLI, the mail worker (``mail_commands``) and the
-timekeeper call. It does:
+``GameChanges`` is the game service without the jobs built on it (absences,
+export and import); ``GameService`` (services.table.service) adds those, and is
+what the CLI, the mail worker (``mail_commands``) and the timekeeper call. It does:
 
 - creating a game (``create_game``): seats, seed, the first snapshot and the
   mails that start it;
@@ -10,13 +11,13 @@ timekeeper call. It does:
 - the moderator's fixes (``undo``, ``replace_player``, ``set_status``,
   ``set_timing``, ``resend``), each recorded as an event with its reason and
   mailed to the players;
-- the archive (``export``, ``import_game``, in ``game_transfer``).
+- the archive (``export``, ``import_game``: ``GameService``, in ``game_transfer``).
 
 It checks what people type in (services.common.input_checks) and raises the typed
 errors of services.common.errors (``ServiceError`` and its kinds), which every
 caller turns into one sentence. A player's absences are in ``services.table.absences``
 (``GameService.absences``), the deadlines in ``services.common.deadlines`` and
-``services.worker.timekeeper``.
+``services.clock.timekeeper``.
 
 Every change runs in one unit of work: the game row is locked, the state is
 loaded (latest snapshot plus the commands after it), the change is checked and
@@ -29,7 +30,7 @@ from __future__ import annotations
 import functools
 from contextlib import contextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from sqlalchemy import Engine, bindparam, update
 from sqlmodel import Session, select
@@ -54,11 +55,8 @@ from ..common.game_info import GameInfo, PlayerInfo, Submission
 from ..common.input_checks import checked_address, checked_name, named_address, seat_with
 from ..common.ledger import AskedDecision
 from ..mail_out.mail_folding import fold_unsent
-from .robot_seats import is_robot_address, robot_address, robot_kind, robot_name
+from .robot_names import is_robot_address, robot_address, robot_kind, robot_name
 from ..common.timing import Timing, TimingError
-
-if TYPE_CHECKING:
-    from .absences import Absences
 
 SNAPSHOT_EVERY = 10  # commands between snapshots: a load replays fewer than this
 
@@ -139,7 +137,7 @@ _TOLD = (update(Seat).where(Seat.game_id == bindparam("which_game"), Seat.seat.i
          .values(told_seq=bindparam("seq")))
 
 
-class GameService(GameReader):
+class GameChanges(GameReader):
     def __init__(
         self,
         engine: Engine,
@@ -494,13 +492,6 @@ class GameService(GameReader):
             uow.commit()
             return value
 
-    @property
-    def absences(self) -> Absences:
-        """A player's absences over this service's games (``services.table.absences``)."""
-        from .absences import Absences
-
-        return Absences(self)
-
     def resend(self, game_id: int, email: str | None = None) -> int:
         """Mail the current board again, with the request to whoever must decide; to one player or to all.
         Returns how many mails were queued."""
@@ -563,21 +554,6 @@ class GameService(GameReader):
         with UnitOfWork(self.engine, write=True) as uow:
             game = self._locked(uow, game_id)
             yield uow, game, self._load(uow.session, game)
-
-    # ------------------------------------------------------------------ archive
-
-    def export(self, game_id: int) -> dict[str, Any]:
-        """The complete record of a game: enough to rebuild it exactly (``game_transfer.export_game``)."""
-        from .game_transfer import export_game
-
-        return export_game(self, game_id)
-
-    def import_game(self, doc: Any) -> int:
-        """Rebuild an exported game under a new number; its final state must equal the export's
-        (``game_transfer.import_game``: every value of ``doc`` is checked first)."""
-        from .game_transfer import import_game
-
-        return import_game(self, doc)
 
     # ------------------------------------------------------------------ internals
 

@@ -1,4 +1,4 @@
-"""Seats played by pbem's robots: who they are, and their moves when their decision is due.
+"""Seats played by pbem's robots: their moves when their decision is due (who they are: ``robot_names``).
 
 A robot seat is made by giving a robot instead of an address (``--player Robo=robot``, ``robot:strong``; or
 ``pbem game replace-player ID EMAIL robot``). It is kept as a seat like any other, with the robot's kind in
@@ -31,15 +31,12 @@ from ...store.db import is_transient
 from ...store.models import Game, GameStatus, Seat
 from ...store.uow import UnitOfWork
 from ..common.deadlines import get_mark, set_mark
-from ..common.errors import BadRequest
 from ..mail_out.notices import to_moderator
+from .robot_names import robot_address
 
 if TYPE_CHECKING:
-    from .games import GameService
+    from .games import GameChanges
 
-ROBOT_DOMAIN = "robots.invalid"
-KINDS = {"robot": "heuristic", "robot:heuristic": "heuristic", "robot:strong": "strong"}  # as moderators write them
-SHOWN = {"heuristic": "robot", "strong": "strong robot"}  # after the seat's name: "Robo (robot)"
 # A table of robots alone plays on in the next pass, so one pass never keeps the mailbox waiting for long: at
 # most this many moves, or this many seconds of deciding (a searching robot takes up to about 2 s a decision).
 MOST_MOVES_A_PASS = 400
@@ -47,33 +44,6 @@ MOST_SECONDS_A_PASS = 20.0
 # A robot that cannot play holds up its game until the moderator acts; the moderator hears of it at once, and
 # again each day it lasts, not at every pass.
 STUCK_NOTICE_EVERY = timedelta(days=1)
-
-
-def robot_kind(text: str) -> str | None:
-    """The robot ``text`` names in place of an address ("robot", "robot:strong"), or None for an address."""
-    return KINDS.get(text.strip().lower())
-
-
-def robot_address(seat: int) -> str:
-    """The address a robot seat is kept under: the seat's own, so every seat of a game has a different one."""
-    return f"robot-{seat + 1}@{ROBOT_DOMAIN}"
-
-
-def is_robot_address(address: str) -> bool:
-    return address.strip().lower().endswith("@" + ROBOT_DOMAIN)
-
-
-def robot_name(name: str, kind: str) -> str:
-    """A robot seat's name as every mail and page shows it: 'Robo (robot)', so nobody takes it for a person."""
-    suffix = f" ({SHOWN[kind]})"
-    return name if name.endswith(suffix) else name + suffix
-
-
-def checked_robot_kind(text: str) -> str:
-    kind = robot_kind(text)
-    if kind is None:
-        raise BadRequest(f"'{text}' is not a robot; use {', '.join(sorted(KINDS))}")
-    return kind
 
 
 def decide(kind: str, robot: str, state: Any, seat: int, seed: int) -> str:
@@ -102,7 +72,7 @@ class RobotMoves:
 class RobotPlayers:
     """The robots' turn in a pass of the worker."""
 
-    def __init__(self, games: GameService, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, games: GameChanges, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.games = games
         self.clock = clock
 
@@ -203,5 +173,4 @@ class RobotPlayers:
         return told
 
 
-__all__ = ["KINDS", "ROBOT_DOMAIN", "RobotMoves", "RobotPlayers", "checked_robot_kind", "decide", "is_robot_address",
-           "robot_address", "robot_kind", "robot_name"]
+__all__ = ["RobotMoves", "RobotPlayers", "decide"]

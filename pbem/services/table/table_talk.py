@@ -32,7 +32,7 @@ from ..common.game_info import GameInfo
 from ..common.ledger import PLAYER_HEADER
 
 if TYPE_CHECKING:
-    from .games import GameService
+    from .games import GameChanges
 
 MAX_TALK = 4000  # characters of talk in one player's mail (all its texts together), and of one tell text
 TALK_AN_HOUR = 10  # talk messages relayed for one player an hour, all games together (a mail makes one or two)
@@ -78,7 +78,7 @@ def first_line(word: str, text: str) -> str:
 
 
 class TableTalk:
-    def __init__(self, games: GameService, *, moderator: str = "") -> None:
+    def __init__(self, games: GameChanges, *, moderator: str = "") -> None:
         self.games = games
         self.moderator = moderator
 

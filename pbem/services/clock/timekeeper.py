@@ -46,7 +46,7 @@ from ...words import plural
 from ..common.deadlines import (CHECK_MARK, CLOCKS_MARK, DIGEST_EVERY, LATE_NOTICE_EVERY, aware, get_mark, open_clock,
                         open_clocks, set_mark)
 from ..common.ledger import MailLedger
-from ..table.games import GameService
+from ..table.service import GameService
 from ..common.errors import CommandRejected, DecisionMoved, GameNotActive
 from ..common.game_info import GameInfo
 

@@ -25,28 +25,28 @@ from typing import Callable, NamedTuple
 from imapclient.exceptions import IMAPClientError
 from sqlalchemy import Engine
 
-from ... import crashpoints
-from ...adapters.imap_inbox import Inbox, MailboxState
-from ...adapters.outbox_sender import SendReport
-from ...config import ArchiveConfig, MailConfig
-from ...mail.message import is_bounce, ledger_key, sender, subject
-from ...mail.text import read_message
-from ...words import plural
-from ...store.db import DatabaseUnavailable, is_transient
-from ...store.models import InboundMail, OutboxMail, utcnow
-from ...store.uow import reading
-from ..mail_out import notices
-from ..operations.claims import Instance, MailClaims
-from ..table.games import GameService
-from ..operations.heartbeat import FOREVER, ONCE, ONCE_EVERY, Heartbeat
-from ..common.ledger import MailLedger, error_summary
-from ..mail_in.mail_commands import MailCommands
-from ..mail_in.refusals import RefusalDigest
-from ..mail_out.outbox_process import OutboxProcess, shareable, tell_moderator_of_failures
-from ..mail_out.relay import OutboxRelay, merge
-from ..table.robot_seats import MOST_SECONDS_A_PASS, RobotPlayers
-from ..mail_in.screening import RATE_LIMIT, over_limit, why_ignored
-from .timekeeper import Timekeeper
+from . import crashpoints
+from .adapters.imap_inbox import Inbox, MailboxState
+from .adapters.outbox_sender import SendReport
+from .config import ArchiveConfig, MailConfig
+from .mail.message import is_bounce, ledger_key, sender, subject
+from .mail.text import read_message
+from .words import plural
+from .store.db import DatabaseUnavailable, is_transient
+from .store.models import InboundMail, OutboxMail, utcnow
+from .store.uow import reading
+from .services.mail_out import notices
+from .services.operations.claims import Instance, MailClaims
+from .services.table.service import GameService
+from .services.operations.heartbeat import FOREVER, ONCE, ONCE_EVERY, Heartbeat
+from .services.common.ledger import MailLedger, error_summary
+from .services.mail_in.mail_commands import MailCommands
+from .services.mail_in.refusals import RefusalDigest
+from .services.mail_out.outbox_process import OutboxProcess, shareable, tell_moderator_of_failures
+from .services.mail_out.relay import OutboxRelay, merge
+from .services.table.robot_seats import MOST_SECONDS_A_PASS, RobotPlayers
+from .services.mail_in.screening import RATE_LIMIT, over_limit, why_ignored
+from .services.clock.timekeeper import Timekeeper
 
 KEPT = ("applied", "info", "away", "talk", "settings")  # outcomes whose mail goes to the processed folder; the rest to rejected
 CLAIM_BATCH = 20  # mails claimed at once, then processed and moved out of the mailbox in one IMAP command
@@ -214,7 +214,7 @@ class MailWorker:
         folder = self.games.archive.folder
         if folder is None:
             return
-        from ...archive.site import build  # the site's templates load only for a worker that keeps one
+        from .archive.site import build  # the site's templates load only for a worker that keeps one
 
         try:
             built = build(self.engine, folder)
