@@ -27,7 +27,7 @@ WIDTH = 72  # the widest line of any rendering
 MAP_WIDTH = 71  # the map is centred in this many columns
 BOX = 23  # width of a district's box on the map, borders included
 WIDE_BOX = 2 * BOX + 1  # City Hall and Central Park span two district columns
-NAME = 10  # the longest name shown for a player on the map and in tables
+NAME = 10  # a table's name column: a longer name takes a line of its own above the numbers (``name_rows``)
 
 BUSINESS_ABBREVIATIONS = {"boutique": "Bou", "jeweler": "Jew", "gallery": "Gal", "perfume": "Per"}
 
@@ -130,16 +130,17 @@ def short_name(display: str) -> str:
     return name or "?"
 
 
-# A robot seat's name ends so ("Robo (robot)", services.table.robot_names.robot_name). The map and the tables have room
-# for 10 characters, which cut that to "Robo (robo"; they show "Robo", and the sentences the whole name.
+# A robot seat's name ends so ("Robo (robot)", services.table.robot_names.robot_name). The map and the tables show
+# "Robo", and the sentences the whole name.
 ROBOT_SEAT = re.compile(r" \((strong )?robot\)$")
 
 
 def owner_names(players: list[str], robot: bool = False) -> list[str]:
-    """Short, distinct names by owner number; the robot (owner 2 of 2 players) is "robot"."""
-    names = [ROBOT_SEAT.sub("", short_name(p))[:NAME] for p in players]
+    """Distinct names by owner number, whole (never cut: the boards wrap a long one); the robot (owner 2 of 2
+    players) is "robot"."""
+    names = [ROBOT_SEAT.sub("", short_name(p)) for p in players]
     if len(set(n.lower() for n in names)) < len(names) or "robot" in (n.lower() for n in names):
-        names = [f"{n[: NAME - 3]}#{i + 1}" for i, n in enumerate(names)]
+        names = [f"{n}#{i + 1}" for i, n in enumerate(names)]
     return names + (["robot"] if robot else [])
 
 
@@ -201,22 +202,61 @@ def _edge(parent: dict[str, Any], child: dict[str, Any]) -> tuple[int, str]:
 
 
 def beside(places: list[dict[str, Any]], render: Callable[[str], Any]) -> str:
-    """Draw a box around ``render(code)`` for every place and set the boxes side by side."""
+    """Draw a box around ``render(code)`` for every place and set the boxes side by side; a line too long for its
+    box wraps in it (``_box_lines``)."""
     boxes = []
     for place in places:
         body = [line.rstrip() for line in str(render(place["code"])).splitlines() if line.strip()]
-        boxes.append((place, body))
+        boxes.append((place, [part for line in body for part in _box_lines(line, place["width"] - 2)]))
     height = max(len(body) for _, body in boxes) + 2
     canvas = [[" "] * MAP_WIDTH for _ in range(height)]
     for place, body in boxes:
         inner = place["width"] - 2
         border = "+" + "-" * inner + "+"
-        lines = [border] + ["|" + fit(b, inner).ljust(inner) + "|" for b in body]
+        lines = [border] + ["|" + b.ljust(inner) + "|" for b in body]
         lines += ["|" + " " * inner + "|"] * (height - 1 - len(lines)) + [border]
         for y, text in enumerate(lines):
             x = place["offset"]
             canvas[y][x : x + len(text)] = text
     return "\n".join("".join(row).rstrip() for row in canvas)
+
+
+def _box_lines(line: str, width: int) -> list[str]:
+    """A line of a box on the map in lines of ``width`` columns: a long one (a long name) wraps, the lines after
+    the first indented under its second word ("orange Zoë Lefèvre" / "       x2"), never cut."""
+    if len(line) <= width:
+        return [line]
+    second = re.search(r"\S\s+(?=\S)", line)
+    hang = " " * (second.end() if second and second.end() <= width // 2 else 2)
+    return textwrap.wrap(line, width=width, subsequent_indent=hang, break_on_hyphens=False) or [line[:width]]
+
+
+def named_row(lead: str, name: str, rest: str, width: int = NAME, hang: int | None = None) -> str:
+    """A table's row: ``lead``, the name in a column of ``width``, then ``rest``. A longer name is never cut: it
+    takes lines of its own (wrapped at ``WIDTH``) and the row goes on below it, its name column blank;
+    ``hang`` wraps a long row with that many spaces before its lines after the first."""
+    if len(name) <= width:
+        head: list[str] = []
+        row = lead + name.ljust(width) + rest
+    else:
+        head = textwrap.wrap(name, width=WIDTH, initial_indent=lead, subsequent_indent=lead,
+                             break_on_hyphens=False)
+        row = " " * (len(lead) + width) + rest
+    if hang is not None and len(row) > WIDTH:
+        row = wrap(row, hang=" " * hang)
+    return "\n".join([*head, row.rstrip()])
+
+
+def column_heads(lead: int, names: Iterable[str], width: int = NAME) -> str:
+    """The heads of a table's columns of ``width`` (each right-aligned and followed by a space, after ``lead``
+    columns): a name longer than its column wraps inside it onto the lines below, never cut."""
+    parts = [textwrap.wrap(name, width=width, break_on_hyphens=False) or [""] for name in names]
+    depth = max((len(p) for p in parts), default=1)
+    lines = []
+    for i in range(depth):
+        cells = [("%*s " % (width, p[len(p) - depth + i] if i >= depth - len(p) else "")) for p in parts]
+        lines.append((" " * lead + "".join(cells)).rstrip())
+    return "\n".join(lines)
 
 
 def supply_lines(board: Board, supply_row: list[list[str]]) -> list[dict[str, Any]]:
@@ -433,5 +473,5 @@ def _environment() -> jinja2.Environment:
         with_names=with_names,
         names_only=names_only,
     )
-    env.globals.update(beside=beside, high_bidder=high_bidder)
+    env.globals.update(beside=beside, high_bidder=high_bidder, named_row=named_row, column_heads=column_heads)
     return env

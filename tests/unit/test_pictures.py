@@ -37,7 +37,11 @@ from pbem.render.pictures.palette import (
 from pbem.services.offline.simulate import choose
 
 NAMES = ["Ann <ann@example.org>", "Bob <bob@example.org>", "Carla Díaz-Ramírez", "Dee"]
-SHORT = ["Ann", "Bob", "Carla Díaz", "Dee"]
+SHORT = ["Ann", "Bob", "Carla Díaz-Ramírez", "Dee"]
+# names as people write them (issue 35): accents, Polish, Greek, Cyrillic, and 40 characters
+LONG_NAME = "Maximiliana Wolkenstein-Rodeneck y Pérez"
+WORLD = ["Zoë Lefèvre", "Łukasz Żółć", "Ωμέγα", "Дмитрий", LONG_NAME]
+PHONE = 370  # the width the mail's HTML shows a picture at on a 390 px phone (CSS px)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -90,7 +94,9 @@ def test_fifth_avenue_picture_is_a_small_png(players, back_side, moment):
     assert image.format == "PNG"
     assert image.mode == "P"  # a palette image: small
     assert image.width <= MAX_WIDTH
-    assert (image.width, image.height) == (fa_picture.layout(back_side).width, fa_picture.layout(back_side).height)
+    drawn = fa_picture.drawing(s.view(0), players=NAMES[:players])
+    assert (image.width, image.height) == (fa_picture.layout(back_side).width, drawn.height)
+    assert image.height > fa_picture.layout(back_side).legend_top  # the players' lines below the key
 
 
 @pytest.mark.parametrize("players,moment", MH_CASES)
@@ -153,13 +159,15 @@ def test_every_plot_shows_its_color(back_side):
             assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
 
 
-def test_city_hall_left_central_park_right_like_the_board():
+def test_city_hall_on_top_central_park_at_the_foot():
+    """The board turned a quarter for a phone's narrow screen: the commissioners walk down the picture."""
     geo = fa_picture.layout(False)
     ch, cp = geo.places["CH"], geo.places["CP"]
     for code in fa_board().district_codes:
-        assert ch[2] <= geo.places[code][0] and geo.places[code][2] <= cp[0]
-    assert geo.places["34W"][3] <= geo.places["34E"][1]  # west above east
-    assert geo.places["42W"][3] <= geo.places["TS"][1] <= geo.places["TS"][3] <= geo.places["42E"][1]
+        assert ch[3] <= geo.places[code][1] and geo.places[code][3] <= cp[1]
+    assert geo.places["34W"][2] <= geo.places["34E"][0]  # west left of east
+    assert geo.places["42W"][2] <= geo.places["TS"][0] <= geo.places["TS"][2] <= geo.places["42E"][0]
+    assert geo.places["34W"][3] <= geo.places["TS"][1] and geo.places["TS"][3] <= geo.places["52E"][1]
     assert geo.width <= MAX_WIDTH
 
 
@@ -370,11 +378,11 @@ def test_palette_names_every_color_of_both_games():
             assert player.rgb != plot.rgb
 
 
-def test_text_is_written_in_the_built_in_fonts_letters():
-    assert printable("Carla Díaz-Ramírez") == "Carla Diaz-Ramirez"
-    assert printable("Weiß") == "Weiss"
-    assert printable("Ann") == "Ann"
-    assert set(printable("Жора 中")) <= {"?", " "}
+def test_names_are_written_as_people_write_them():
+    for name in (*WORLD, "Carla Díaz-Ramírez", "Weiß", "Ann"):
+        assert printable(name) == name
+    assert printable("Zoe\u0308") == "Zoë"  # a combining accent, as one glyph
+    assert printable("Жора 中") == "Жора ?"  # a letter the font lacks is never an empty box
 
 
 @pytest.mark.parametrize("kind,module", [("fifth-avenue", fa_picture), ("manhattan", mh_picture)])
@@ -438,3 +446,127 @@ def test_named_colors_survive_the_palette():
     image = Image.open(io.BytesIO(canvas.png())).convert("RGB")
     for i, channels in enumerate(all_colors()):
         assert image.getpixel((8 * i + 4, 4)) == channels
+
+
+# --------------------------------------------------------------------------- names, phones, the marked place
+
+
+def _glyphs_drawn(text: str, bold: bool) -> None:
+    """Every letter of ``text`` is drawn with a glyph of the font's own, not the box of a missing glyph."""
+    from pbem.render.pictures.canvas import font
+
+    f = font(SMALL_SIZE, bold)
+    missing = f.getmask("\ue000")
+    for char in text.replace(" ", ""):
+        mask = f.getmask(char)
+        assert not (mask.size == missing.size and bytes(mask) == bytes(missing)), (text, char)
+        assert mask.getbbox() is not None, (text, char)  # it puts ink on the page
+
+
+SMALL_SIZE = 11
+
+
+@pytest.mark.parametrize("kind,back_side,players", [("fifth-avenue", False, 4), ("fifth-avenue", True, 4),
+                                                    ("fifth-avenue", False, 3), ("manhattan", False, 4),
+                                                    ("manhattan", False, 3)])
+def test_names_are_drawn_whole_in_the_fonts_own_letters(kind, back_side, players):
+    """Every name is in the picture whole (a long one wrapped over lines, never cut) and every letter of it is
+    drawn with a real glyph; the same name with its letters replaced by '?' draws different pixels."""
+    names = WORLD[:players] if players < 4 else WORLD[:4]
+    names = [*names[:-1], LONG_NAME]
+    module = fa_picture if kind == "fifth-avenue" else mh_picture
+    view = moments(kind, players, seed=5, back_side=back_side)["mid"].view(0)
+    canvas = module.drawing(view, players=names)
+    written = " ".join(label.text for label in canvas.labels)
+    for name in names:
+        assert name in written or all(part in written for part in name.split()), name
+        _glyphs_drawn(name, False)
+        _glyphs_drawn(name, True)
+    assert LONG_NAME not in [label.text for label in canvas.labels]  # 40 characters take two lines
+    real = board_picture(kind, view, players=names)
+    unknown = ["".join("?" if c.isalpha() and not c.isascii() else c for c in name) for name in names]
+    assert board_picture(kind, view, players=unknown) != real
+
+
+def _smallest_label_css_px(canvas) -> float:
+    return min(label.size for label in canvas.labels) * PHONE / canvas.width
+
+
+@pytest.mark.parametrize("kind,back_side", [("fifth-avenue", False), ("fifth-avenue", True), ("manhattan", False)])
+def test_every_label_is_at_least_10_css_px_on_a_phone(kind, back_side):
+    """Shown 370 px wide, the smallest letters of the picture are at least 10 CSS px tall (font size, as CSS
+    measures it: the label's size in the PNG times 370 / the picture's width), at every moment of games of
+    every player count, long names included."""
+    module = fa_picture if kind == "fifth-avenue" else mh_picture
+    smallest = []
+    for players in (2, 3, 4):
+        for s in moments(kind, players, seed=players, back_side=back_side).values():
+            for seat in (0, None):
+                canvas = module.drawing(s.view(seat), players=[*WORLD[: players - 1], LONG_NAME])
+                smallest.append(_smallest_label_css_px(canvas))
+    assert min(smallest) >= 10, min(smallest)
+    image = picture(kind, moments(kind, 4, seed=4, back_side=back_side)["mid"].view(0), 4)
+    assert image.width == PHONE  # shown at its own size on the phone: nothing scaled down
+
+
+def _frame_pixel(box) -> tuple[int, int]:
+    x0, y0, x1, y1 = box
+    return int((x0 + x1) // 2), int(y1)  # on the thick frame just outside the box's bottom edge
+
+
+def test_the_district_being_auctioned_is_marked():
+    from pbem.render.pictures.palette import MARK
+
+    positions = game("fifth-avenue", 4, seed=2)
+    auction = next(p for p in positions if p.frames and p.frames[-1]["kind"] == "auction")
+    site = auction.frames[-1]["site"]
+    assert fa_picture.marked(auction.view(0)) == (site, None)
+    geo = fa_picture.layout(False)
+    image = picture("fifth-avenue", auction.view(0), 4)
+    assert rgb(image, _frame_pixel(geo.places[site])) == MARK.rgb
+    if site != "CP":
+        x0, y0, _, _ = geo.places[site]
+        assert rgb(image, (x0 + 70, y0 + 4)) == MARK.rgb  # the header's band
+    for code, box in geo.places.items():
+        if code != site:
+            assert rgb(image, _frame_pixel(box)) != MARK.rgb, code
+    quiet = next(p for p in positions if not any(f["kind"] in ("auction", "build") for f in p.frames))
+    assert fa_picture.marked(quiet.view(0)) is None
+    image = picture("fifth-avenue", quiet.view(0), 4)
+    assert all(rgb(image, _frame_pixel(box)) != MARK.rgb for box in geo.places.values())
+
+
+def test_the_district_and_plot_of_a_build_are_marked():
+    from pbem.render.pictures.palette import MARK
+
+    for back_side in (False, True):
+        positions = game("fifth-avenue", 3, seed=4, back_side=back_side)
+        build = next(p for p in positions if p.frames and p.frames[-1]["kind"] == "build" and p.frames[-1]["site"] != "CP")
+        frame = build.frames[-1]
+        assert fa_picture.marked(build.view(1)) == (frame["site"], frame["color"])
+        geo = fa_picture.layout(back_side)
+        image = picture("fifth-avenue", build.view(1), 3)
+        assert rgb(image, _frame_pixel(geo.places[frame["site"]])) == MARK.rgb
+        spot = geo.plots[(frame["site"], frame["color"])]
+        x, y = spot.center
+        assert rgb(image, (x, y - spot.radius - 3)) == MARK.rgb  # the ring round the plot
+
+
+def test_a_manhattan_city_is_marked_when_named():
+    from pbem.render.pictures.palette import MARK
+    from pbem.render.pictures import mail as picture_mail
+
+    s = moments("manhattan", 3, seed=3)["mid"]
+    geo = mh_picture.layout()
+    plain = picture("manhattan", s.view(0), 3)
+    data = board_picture("manhattan", s.view(0), players=NAMES[:3], mark="cairo")
+    marked = Image.open(io.BytesIO(data))
+    assert rgb(marked, _frame_pixel(geo.cities["cairo"])) == MARK.rgb
+    assert rgb(plain, _frame_pixel(geo.cities["cairo"])) != MARK.rgb
+    for code, box in geo.cities.items():
+        if code != "cairo":
+            assert rgb(marked, _frame_pixel(box)) != MARK.rgb
+    # the mail's recipe carries the mark to the sender, which draws the same picture
+    made = picture_mail.recipe("manhattan", s.view(0), NAMES[:3], mark="cairo")
+    assert picture_mail.picture(made)[1] == data
+    assert "mark" not in picture_mail.recipe("manhattan", s.view(0), NAMES[:3])

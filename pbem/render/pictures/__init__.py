@@ -1,9 +1,12 @@
 """Pictures of the board for the HTML part of a mail: PNG bytes drawn with Pillow from a view.
 
 ``board_picture(kind, view, players=...)`` draws what ``State.view(seat)``
-shows of the board (never a hand: the view's hand is ignored) as PNG bytes, at
-most ``MAX_WIDTH`` pixels wide and, for every position of a real game, well
-under ``MAX_BYTES``; ``board_alt(kind, view, players=...)`` says what it shows
+shows of the board (never a hand: the view's hand is ignored) as PNG bytes,
+370 pixels wide (the width a mail's HTML shows it at on a phone: every letter
+is then at least 11 CSS px tall), at most ``MAX_WIDTH`` and, for every position
+of a real game, well under ``MAX_BYTES``; the place the decision is about is
+marked (Fifth Avenue: from the view's auction or build; Manhattan: the city
+``mark`` names, when the caller knows one); ``board_alt(kind, view, players=...)`` says what it shows
 in a sentence, for the image's alt text. Each finds the game's own drawing by
 its engine name, like ``pbem.render.board``. Both are pure: view in, bytes (or
 words) out, no I/O; the same view gives the same bytes. The colors are in
@@ -37,11 +40,12 @@ def _drawing(kind: str) -> ModuleType:
     return importlib.import_module(f"{__name__}.{_MODULES[kind]}")
 
 
-def board_picture(kind: str, view: dict[str, Any], *, players: list[str]) -> bytes:
-    """The board of ``view`` as PNG bytes; ``players`` are the display names by seat."""
+def board_picture(kind: str, view: dict[str, Any], *, players: list[str], mark: str | None = None) -> bytes:
+    """The board of ``view`` as PNG bytes; ``players`` are the display names by seat; ``mark`` a Manhattan city
+    to mark (Fifth Avenue finds its place in the view)."""
     module = _drawing(kind)
     _check_names(view, players)
-    return module.draw(view, players=players)
+    return module.draw(view, players=players, **({"mark": mark} if mark is not None else {}))
 
 
 def board_alt(kind: str, view: dict[str, Any], *, players: list[str]) -> str:

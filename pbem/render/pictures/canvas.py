@@ -19,10 +19,17 @@ off a pixel; their channels are multiples of 4 for that, see ``palette``), then
 the blends of the color pairs the picture puts side by side (its anti-aliased
 edges and letters). Every pixel takes the nearest entry, undithered, and the
 PNG is deflated at ``COMPRESS_LEVEL`` (level 9, ``optimize``, costs seven times
-as long for 5% fewer bytes). Text uses Pillow's built-in font only
-(``ImageFont.load_default(size=...)``), so no font file need be installed;
-``printable`` writes what it lacks in its letters ("Díaz" as "Diaz"). Drawing
-is deterministic: the same calls give the same bytes.
+as long for 5% fewer bytes). Drawing is deterministic: the same calls give
+the same bytes.
+
+Text is set in Open Sans (regular and bold), which the ``ttf-opensans``
+package installs with pbem: its 938 glyphs cover Latin with every accent of
+Europe's languages, Greek and Cyrillic, so names are drawn as people write them
+("Zoë Lefèvre", "Łukasz Żółć", "Ωμέγα", "Дмитрий"). Pillow's own font, which
+needs no file, has ASCII only. A letter the font still lacks (a Chinese name)
+is written without its accent or as "?" (``printable``), never as an empty
+box. Every text a canvas draws is kept in ``labels`` (its text and size), so a
+test can measure how large the smallest label shows on a phone.
 """
 
 from __future__ import annotations
@@ -30,8 +37,10 @@ from __future__ import annotations
 import io
 import unicodedata
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
+import ttf_opensans
 from PIL import Image, ImageDraw, ImageFont
 
 from .palette import Color, all_colors
@@ -44,9 +53,12 @@ RGB = tuple[int, int, int]
 
 
 @lru_cache(maxsize=None)
-def font(size: float) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    """Pillow's built-in font at ``size`` output pixels (drawn at ``SCALE`` times that)."""
-    return ImageFont.load_default(size=round(size * SCALE))
+def font(size: float, bold: bool = False) -> ImageFont.FreeTypeFont:
+    """Open Sans at ``size`` output pixels (drawn at ``SCALE`` times that). Pillow's basic layout, not Raqm:
+    the scripts of names here need no shaping, and the same text then gives the same pixels on every install,
+    with or without libraqm."""
+    face = ttf_opensans.OPENSANS_BOLD if bold else ttf_opensans.OPENSANS_REGULAR
+    return ImageFont.truetype(str(face.path), round(size * SCALE), layout_engine=ImageFont.Layout.BASIC)
 
 
 _SPELLED = {"ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O", "ł": "l", "Ł": "L",
@@ -55,7 +67,7 @@ _SPELLED = {"ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o
 
 @lru_cache(maxsize=None)
 def _has_glyph(char: str) -> bool:
-    """Whether the built-in font draws ``char`` (it covers ASCII and a little more), not its empty box."""
+    """Whether the font draws ``char`` with a glyph of its own, not the box it draws for a missing one."""
     probe = font(12)
     missing = probe.getmask("\ue000")
     mask = probe.getmask(char)
@@ -64,9 +76,13 @@ def _has_glyph(char: str) -> bool:
 
 @lru_cache(maxsize=4096)
 def printable(text: str) -> str:
-    """``text`` in the characters the built-in font has: "Díaz" -> "Diaz", "Weiß" -> "Weiss", else "?"."""
+    """``text`` in the characters the font has: accents and scripts it covers as they are, a letter it lacks
+    without its accent ("ǅ" -> "DŽ") or as "?"."""
     out = []
-    for char in text:
+    for char in unicodedata.normalize("NFC", text):  # one glyph for "e" and a combining accent
+        if char.isspace():
+            out.append(" ")
+            continue
         if char.isascii() or _has_glyph(char):
             out.append(char)
             continue
@@ -77,9 +93,28 @@ def printable(text: str) -> str:
 
 
 @lru_cache(maxsize=4096)
-def text_width(text: str, size: float) -> float:
+def text_width(text: str, size: float, bold: bool = False) -> float:
     """How wide ``text`` is in output pixels."""
-    return font(size).getlength(printable(text)) / SCALE
+    return font(size, bold).getlength(printable(text)) / SCALE
+
+
+def wrap(text: str, size: float, width: float, bold: bool = False) -> list[str]:
+    """``text`` in lines of at most ``width`` output pixels, broken between words, and inside a word only when
+    the word alone is wider: nothing is left out."""
+    words = text.split()
+    lines: list[str] = []
+    for word in words:
+        if lines and text_width(lines[-1] + " " + word, size, bold) <= width:
+            lines[-1] += " " + word
+            continue
+        while text_width(word, size, bold) > width and len(word) > 1:
+            cut = len(word) - 1
+            while cut > 1 and text_width(word[:cut], size, bold) > width:
+                cut -= 1
+            lines.append(word[:cut])
+            word = word[cut:]
+        lines.append(word)
+    return lines or [""]
 
 
 def fit(text: str, size: float, width: float) -> str:
@@ -94,13 +129,11 @@ def fit(text: str, size: float, width: float) -> str:
 @lru_cache(maxsize=2048)
 def _letters(text: str, size: float, anchor: str, bold: bool) -> tuple[Image.Image, int, int]:
     """``text`` rendered once as a coverage mask (255 = ink), and where its top left lies from the anchor point,
-    in drawing pixels; ``bold`` adds a one pixel stroke, as ``ImageDraw.text`` draws it."""
-    f = font(size)
-    stroke = 1 if bold else 0
-    left, top, right, bottom = f.getbbox(text, anchor=anchor, stroke_width=stroke)
+    in drawing pixels; ``bold`` in the bold face."""
+    f = font(size, bold)
+    left, top, right, bottom = f.getbbox(text, anchor=anchor)
     mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
-    ImageDraw.Draw(mask).text((-left, -top), text, font=f, fill=255, anchor=anchor, stroke_width=stroke,
-                              stroke_fill=255 if bold else None)
+    ImageDraw.Draw(mask).text((-left, -top), text, font=f, fill=255, anchor=anchor)
     return mask, left, top
 
 
@@ -121,24 +154,44 @@ def _palette_image(colors: tuple[RGB, ...]) -> Image.Image:
     return image
 
 
+@dataclass(frozen=True)
+class Label:
+    text: str
+    size: float  # the font's size in output pixels (what CSS calls font-size)
+
+
+@dataclass(frozen=True)
+class Still:
+    """A canvas's drawing so far and the labels on it (``Canvas.still``)."""
+    image: Image.Image
+    labels: tuple[Label, ...]
+
+
 class Canvas:
     def __init__(self, width: int, height: int, background: Color) -> None:
         self.width, self.height = width, height
         self.image = Image.new("RGB", (width * SCALE, height * SCALE), background.rgb)
         self.draw = ImageDraw.Draw(self.image)
+        self.labels: list[Label] = []
 
     @classmethod
-    def over(cls, still: Image.Image) -> Canvas:
-        """A canvas starting from a copy of ``still`` (another canvas's ``still()``), which stays as it is."""
+    def over(cls, still: Still, height: int | None = None, background: Color | None = None) -> Canvas:
+        """A canvas starting from a copy of ``still`` (another canvas's ``still()``), which stays as it is;
+        ``height`` (output pixels) makes it taller, the room below ``still`` filled with ``background``."""
         canvas = cls.__new__(cls)
-        canvas.image = still.copy()
+        if height is None or height * SCALE == still.image.height:
+            canvas.image = still.image.copy()
+        else:
+            canvas.image = Image.new("RGB", (still.image.width, height * SCALE), background.rgb if background else 0)
+            canvas.image.paste(still.image, (0, 0))
         canvas.width, canvas.height = canvas.image.width // SCALE, canvas.image.height // SCALE
         canvas.draw = ImageDraw.Draw(canvas.image)
+        canvas.labels = list(still.labels)
         return canvas
 
-    def still(self) -> Image.Image:
+    def still(self) -> Still:
         """The drawing so far, to start other pictures from (``Canvas.over``)."""
-        return self.image.copy()
+        return Still(self.image.copy(), tuple(self.labels))
 
     # ------------------------------------------------------------------ shapes (output pixels)
     @staticmethod
@@ -173,8 +226,8 @@ class Canvas:
         self.draw.line(self._points(points), fill=fill.rgb, width=round(width * SCALE), joint="curve")
 
     def text(self, xy: Point, text: str, size: float, fill: Color, anchor: str = "la", bold: bool = False) -> None:
-        """Text at ``xy`` (Pillow's anchors: "la" left-top, "mm" middle, "rs" right-baseline, ...); ``bold``
-        thickens the strokes a little (the built-in font has one weight)."""
+        """Text at ``xy`` (Pillow's anchors: "la" left-top, "mm" middle, "rs" right-baseline, ...)."""
+        self.labels.append(Label(text, size))
         mask, left, top = _letters(printable(text), size, anchor, bold)
         x, y = xy
         self.image.paste(fill.rgb, (round(x * SCALE) + left, round(y * SCALE) + top), mask)
@@ -182,6 +235,7 @@ class Canvas:
     def vertical_text(self, center: Point, text: str, size: float, fill: Color, background: Color,
                       clockwise: bool = False) -> None:
         """Text read bottom to top (or top to bottom with ``clockwise``), centred on ``center``."""
+        self.labels.append(Label(text, size))
         strip = _strip(printable(text), size, fill.rgb, background.rgb, clockwise)
         x, y = center
         self.image.paste(strip, (round(x * SCALE) - strip.width // 2, round(y * SCALE) - strip.height // 2))
@@ -197,4 +251,4 @@ class Canvas:
         return out.getvalue()
 
 
-__all__ = ["COMPRESS_LEVEL", "Canvas", "SCALE", "fit", "font", "printable", "text_width"]
+__all__ = ["COMPRESS_LEVEL", "Canvas", "Label", "SCALE", "Still", "fit", "font", "printable", "text_width", "wrap"]

@@ -1,19 +1,26 @@
-"""The Fifth Avenue city as a picture: City Hall on the left, Central Park on the right, as on the board.
+"""The Fifth Avenue city as a picture for a phone: City Hall on top, Central Park at the foot.
 
-The places stand in columns by their distance from City Hall (the text board's
-``map_rows``, turned a quarter: 34th Street West above East, Times Square
-between the 42nd Streets), joined by the commissioners' streets. A district is a
-ring of five plots, in the order the rules walk them (each next to the one
-before and after it), the back side's sixth plot in the middle. A plot is a disc
-of its color; a skyscraper pile on it is a block of its owner's color with its
-height written on it; businesses are white badges with their initial (B
-boutique, J jeweler, G gallery, P perfume). A commissioner is a pawn of its
-color at the top left of the district it stands in; the markers it left are
-discs at the top right. A district with a building stop is grayed and says so.
-City Hall shows the commissioners there and the markers still waiting; Central
-Park the commissioners there, the skyscrapers below it by owner and its
-businesses. Below the map: every owner's color with the player's name and
-score, and the key.
+The picture is ``WIDTH`` (370) pixels wide, the width a mail's HTML shows it at
+on a 390 px phone, so it is shown at its own size there and its smallest
+letters (``SMALL``, 11 px) are 11 CSS px tall. The places stand in rows by
+their distance from City Hall, as in the text board's ``map_rows`` (34th Street
+West left of East, Times Square between the 42nd Streets), joined by the
+commissioners' streets. A district is a ring of five plots, in the order the
+rules walk them (each next to the one before and after it), the back side's
+sixth plot in the middle. A plot is a disc of its color; a skyscraper pile on it
+is a block of its owner's color with its height written on it; businesses are
+white badges with their initial (B boutique, J jeweler, G gallery, P perfume).
+The commissioners standing in a district are pawns beside its code, the markers
+they left discs at its top right. A district with a building stop is grayed and
+says so. City Hall shows the commissioners there and the markers still waiting;
+Central Park the commissioners there, the skyscrapers below it by owner (in
+their colors) and its businesses. Then the key, and at the foot every owner's
+color with the player's whole name (wrapped, never cut) and score; the picture
+is as tall as the names need.
+
+The place the decision is about (``marked``: the district or Central Park
+being auctioned, the district where a skyscraper is to be built, and its plot)
+has a thick frame and header in the mark color.
 
 The picture is public: it draws nothing that differs between the views of two
 seats (no hand, no "you"), so every player of a position gets the same bytes.
@@ -33,8 +40,9 @@ from PIL import Image
 from pbem.games.fifth_avenue.board import CENTRAL_PARK, CITY_HALL, Board, load_board
 
 from ..text import map_rows, owner_names
-from .canvas import Box, Canvas, fit, text_width
+from .canvas import Box, Canvas, Still, text_width, wrap
 from .palette import (
+    MARK,
     BOARD_COLORS,
     BUSINESS_LETTERS,
     COMMISSIONER_COLORS,
@@ -44,21 +52,23 @@ from .palette import (
     picture_palette,
 )
 
-WIDTH = 640
-MARGIN = 10
-TITLE_H = 34  # the title strip
-COL_GAP = 14  # between columns of places: the streets show here
-ROW_GAP = 8  # between districts of one column
-HALL_W = 60  # City Hall's column
-PARK_W = 90  # Central Park's column
-DISTRICT_W = 138
-HEADER_H = 20  # a district's name
-RING_R = 45  # from a district's ring centre to a plot's centre
-PLOT_R = 20  # a plot's radius
-DISTRICT_H = HEADER_H + 4 + round(RING_R * (1 + math.cos(math.radians(36)))) + 2 * PLOT_R + 6
-TOKEN_W, TOKEN_H = 22, 24  # a skyscraper pile on a plot
-BADGE_R = 8  # a business badge
-LEGEND_H = 86
+WIDTH = 370
+MARGIN = 6
+SMALL = 11  # the smallest letters: 11 CSS px shown 370 px wide
+TITLE_H = 40  # the title strip: the name, then the side and the game's progress
+COL_GAP = 7  # between the districts of a row: the streets show here
+ROW_GAP = 10  # between rows
+DISTRICT_W = (WIDTH - 2 * MARGIN - 2 * COL_GAP) // 3  # three districts side by side at most
+HEADER_H = 34  # a district's code (and who stands there), then its name
+RING_R = 33  # from a district's ring centre to a plot's centre
+PLOT_R = 15  # a plot's radius
+DISTRICT_H = HEADER_H + round(RING_R * (1 + math.cos(math.radians(36)))) + 2 * PLOT_R + 8
+HALL_H = 44  # City Hall's row
+PARK_H = 78  # Central Park's row
+TOKEN_W, TOKEN_H = 19, 19  # a skyscraper pile on a plot
+BADGE_R = 7.5  # a business badge
+LINE_H = 19  # a line of the key and of the players
+MARK_W = 3  # the marked place's frame
 
 PAPER = BOARD_COLORS["paper"]
 TEXT = BOARD_COLORS["text"]
@@ -78,54 +88,49 @@ class Plot:
     def swatch(self) -> tuple[int, int]:
         """A pixel that always shows the plot's own color (below any skyscraper or badge)."""
         x, y = self.center
-        return x, y + self.radius - 4
+        return x, y + self.radius - 3
 
     @property
     def token(self) -> tuple[int, int]:
         """A pixel that shows the owner's color when a skyscraper stands on the plot (clear of its number)."""
         x, y = self.center
-        return x - TOKEN_W // 2 + 3, y + TOKEN_H // 2 - 3
+        return x - TOKEN_W // 2 + 2, y + TOKEN_H // 2 - 2
 
 
 @dataclass(frozen=True)
 class Layout:
     width: int
-    height: int
+    height: int  # down to the players' names, whose lines each picture adds (``draw``)
     places: dict[str, Box]  # CH, the districts, CP -> (x0, y0, x1, y1)
     plots: dict[tuple[str, str], Plot]  # (district, plot color or "center") -> where it is drawn
-    legend_top: int
+    key_top: int
+    legend_top: int  # the players' first line
 
 
 @lru_cache(maxsize=None)
 def layout(back_side: bool = False) -> Layout:
     """Where everything of the city is drawn on the given side of the board."""
     board = load_board(back_side)
-    columns = [[place["code"] for place in row["places"]] for row in map_rows(board)]
-    most = max(len(column) for column in columns if column[0] not in (CITY_HALL, CENTRAL_PARK))
-    map_top = TITLE_H + 6
-    map_h = most * DISTRICT_H + (most - 1) * ROW_GAP
+    rows = [[place["code"] for place in row["places"]] for row in map_rows(board)]
     places: dict[str, Box] = {}
-    widths = [HALL_W if c[0] == CITY_HALL else PARK_W if c[0] == CENTRAL_PARK else DISTRICT_W for c in columns]
-    spare = WIDTH - 2 * MARGIN - sum(widths) - COL_GAP * (len(columns) - 1)
-    x = MARGIN + spare // 2
-    for column, width in zip(columns, widths):
-        if column[0] == CITY_HALL:
-            height = DISTRICT_H
-        elif column[0] == CENTRAL_PARK:
-            height = 2 * DISTRICT_H + ROW_GAP
+    y = TITLE_H + 8
+    for row in rows:
+        if row[0] in (CITY_HALL, CENTRAL_PARK):
+            height = HALL_H if row[0] == CITY_HALL else PARK_H
+            places[row[0]] = (MARGIN, y, WIDTH - MARGIN, y + height)
         else:
-            height = len(column) * DISTRICT_H + (len(column) - 1) * ROW_GAP
-        y = map_top + (map_h - height) // 2
-        for code in column:
-            h = height if code in (CITY_HALL, CENTRAL_PARK) else DISTRICT_H
-            places[code] = (x, y, x + width, y + h)
-            y += h + ROW_GAP
-        x += width + COL_GAP
+            height = DISTRICT_H
+            total = len(row) * DISTRICT_W + (len(row) - 1) * COL_GAP
+            x = (WIDTH - total) // 2
+            for code in row:
+                places[code] = (x, y, x + DISTRICT_W, y + height)
+                x += DISTRICT_W + COL_GAP
+        y += height + ROW_GAP
     plots: dict[tuple[str, str], Plot] = {}
     for code in board.district_codes:
         x0, y0, x1, _ = places[code]
         cx = (x0 + x1) // 2
-        cy = y0 + HEADER_H + 4 + PLOT_R + RING_R
+        cy = y0 + HEADER_H + PLOT_R + RING_R
         ring = board.district(code).ring
         for i, color in enumerate(ring):
             angle = 2 * math.pi * i / len(ring)
@@ -133,50 +138,77 @@ def layout(back_side: bool = False) -> Layout:
                                         PLOT_R)
         if board.sixth_plot:
             plots[(code, board.sixth_plot)] = Plot((cx, cy), PLOT_R)
-    legend_top = map_top + map_h + 10
-    return Layout(WIDTH, legend_top + LEGEND_H, places, plots, legend_top)
+    key_top = y
+    legend_top = key_top + len(_key_lines(back_side)) * LINE_H + 8
+    return Layout(WIDTH, legend_top, places, plots, key_top, legend_top)
+
+
+def marked(view: dict[str, Any]) -> tuple[str, str | None] | None:
+    """(place, plot or None) that the decision waited for is about: the site of the auction under way, or the
+    district and plot where its winner builds; None between auctions and builds."""
+    for frame in reversed(view["frames"]):
+        if frame["kind"] == "auction":
+            return frame["site"], None
+        if frame["kind"] == "build":
+            return frame["site"], (None if frame["site"] == CENTRAL_PARK else frame.get("color"))
+    return None
 
 
 # =========================================================================== drawing
 
 
 def draw(view: dict[str, Any], *, players: list[str]) -> bytes:
-    """The city of ``view`` (``State.view(seat)``) as PNG bytes; ``players`` are the names by seat.
+    """The city of ``view`` (``State.view(seat)``) as PNG bytes; ``players`` are the names by seat. The place
+    to mark is the view's own (``marked``)."""
+    return drawing(view, players=players).png(palette())
+
+
+def drawing(view: dict[str, Any], *, players: list[str]) -> Canvas:
+    """The picture before it is stored (its ``labels`` say what text it holds, and how large).
 
     It starts from the board's still parts (``_still``: drawn once per side of the board), and draws what the
-    position changes over them, in the order of a drawing from scratch."""
+    position changes over them, in the order of a drawing from scratch; the players' lines below them."""
     board = load_board(view["back_side"])
     geo = layout(view["back_side"])
     names = owner_names(players[: view["players"]], robot=view["players"] == 2)
     districts = tuple((code, view["districts"].get(code, board.name(code))) for code in board.district_codes)
-    canvas = Canvas.over(_still(view["back_side"], districts))
-    _title(canvas, view, board, names)
+    lines = _legend_lines(view, names)
+    canvas = Canvas.over(_still(view["back_side"], districts), height=geo.legend_top + len(lines) * LINE_H + 6,
+                         background=PAPER)
+    _title(canvas, view, board)
     for code in board.district_codes:
         _district(canvas, view, board, geo, code)
     _city_hall(canvas, view, board, geo.places[CITY_HALL])
-    _central_park(canvas, view, board, geo.places[CENTRAL_PARK], names)
-    _legend(canvas, view, names, geo.legend_top)
-    return canvas.png(palette())
+    _central_park(canvas, view, board, geo.places[CENTRAL_PARK])
+    mark = marked(view)
+    if mark is not None:
+        _mark(canvas, board, geo, view, *mark)
+    _legend(canvas, lines, geo.legend_top)
+    return canvas
 
 
 @lru_cache(maxsize=8)
-def _still(back_side: bool, districts: tuple[tuple[str, str], ...]) -> Image.Image:
+def _still(back_side: bool, districts: tuple[tuple[str, str], ...]) -> Still:
     """What every position of a side of the board shows alike: the title bar, the streets, the districts
     (``districts``: code, name) with their empty plots, City Hall's and Central Park's frames, the key."""
     board = load_board(back_side)
     geo = layout(back_side)
     canvas = Canvas(geo.width, geo.height, PAPER)
     canvas.rect((0, 0, WIDTH, TITLE_H), BOARD_COLORS["text"])
-    canvas.text((MARGIN + 2, TITLE_H / 2), "FIFTH AVENUE", 17, BOARD_COLORS["district"], anchor="lm", bold=True)
+    canvas.text((MARGIN + 2, 12), "FIFTH AVENUE", 15, BOARD_COLORS["district"], anchor="lm", bold=True)
     _streets(canvas, board, geo)
     for code, name in districts:
         _district_frame(canvas, board, geo, code, name, stopped=False)
-    _place_frame(canvas, geo.places[CITY_HALL], BOARD_COLORS["city hall"], LINE, ["City", "Hall"])
-    x0, top, x1, _ = geo.places[CITY_HALL]
-    canvas.text(((x0 + x1) / 2, top + _HALL_MARKERS_Y), "markers", 9, FAINT, anchor="mt")
-    _place_frame(canvas, geo.places[CENTRAL_PARK], BOARD_COLORS["central park"], BOARD_COLORS["park edge"],
-                 ["Central", "Park"])
-    _key(canvas, board, geo.legend_top)
+    x0, y0, x1, y1 = geo.places[CITY_HALL]
+    canvas.rect(geo.places[CITY_HALL], BOARD_COLORS["city hall"], LINE, 1.5, radius=8)
+    canvas.text((x0 + 8, (y0 + y1) / 2), "City Hall", 13, TEXT, anchor="lm", bold=True)
+    canvas.text((x0 + _HALL_MARKERS_X, (y0 + y1) / 2), "markers", SMALL, FAINT, anchor="lm")
+    x0, y0, x1, y1 = geo.places[CENTRAL_PARK]
+    canvas.rect(geo.places[CENTRAL_PARK], BOARD_COLORS["central park"], BOARD_COLORS["park edge"], 1.5, radius=8)
+    canvas.text((x0 + 8, y0 + 12), "Central Park", 13, TEXT, anchor="lm", bold=True)
+    canvas.text((x0 + 8, y0 + 36), "skyscrapers", SMALL, TEXT, anchor="lm")
+    canvas.text((x0 + 8, y0 + 60), "businesses", SMALL, TEXT, anchor="lm")
+    _key(canvas, board, geo.key_top)
     return canvas.still()
 
 
@@ -188,30 +220,33 @@ def palette() -> tuple[tuple[int, int, int], ...]:
     owners = [fifth_avenue_owner(owner) for owner in range(4)]
     letters = (
         (TEXT, light), (TEXT, PAPER), (TEXT, business), (TEXT, hall), (TEXT, park), (TEXT, BOARD_COLORS["empty site"]),
-        (FAINT, hall), (FAINT, park), (light, stopped), (light, BOARD_COLORS["stop sign"]),
-        *((owner.ink, owner) for owner in owners),
+        (FAINT, hall), (FAINT, park), (light, stopped), (light, BOARD_COLORS["stop sign"]), (MARK.ink, MARK),
+        (light, TEXT), *((owner.ink, owner) for owner in owners),
     )
-    fills = [PAPER, light, street, hall, business, BOARD_COLORS["empty site"], *PLOT_COLORS.values(), *owners,
+    fills = [PAPER, light, street, hall, park, business, BOARD_COLORS["empty site"], *PLOT_COLORS.values(), *owners,
              *COMMISSIONER_COLORS.values()]
     edges = (
         *((LINE, fill) for fill in fills),
         (street, PAPER), (light, street), (LINE, stopped), (street, stopped), (light, stopped),
         (BOARD_COLORS["park edge"], PAPER), (BOARD_COLORS["park edge"], street), (BOARD_COLORS["park edge"], park),
+        (MARK, PAPER), (MARK, street), (MARK, light), (MARK, park), (LINE, MARK),
     )
     return picture_palette(letters, edges)
 
 
-def _title(canvas: Canvas, view: dict[str, Any], board: Board, names: list[str]) -> None:
+def _title(canvas: Canvas, view: dict[str, Any], board: Board) -> None:
+    """The side and the game's progress below the name: words of the game only, so they fit on one line
+    (who won is said with the players, at the foot)."""
     side = "back side" if view["back_side"] else "front side"
     sets_left = sum(1 for group in view["supply_row"] if group)
-    facts = [f"{view['players']} players", side, f"building stops {len(view['stopped'])} of {board.building_stops}"]
+    light = BOARD_COLORS["district"]
+    canvas.text((WIDTH - MARGIN - 2, 12), f"{view['players']} players · {side}", SMALL, light, anchor="rm")
+    progress = f"building stops {len(view['stopped'])} of {board.building_stops}"
     if view["result"] is not None:
-        winners = [names[w] for w in view["result"]["winners"]]
-        facts.append("game over: " + " and ".join(winners) + (" win" if len(winners) > 1 else " wins"))
+        progress += " · game over"
     else:
-        facts.append(f"supply row: {sets_left} of {len(view['supply_row'])} sets left")
-    canvas.text((WIDTH - MARGIN - 2, TITLE_H / 2), fit("  ·  ".join(facts), 12, WIDTH - 160), 12,
-                BOARD_COLORS["district"], anchor="rm")
+        progress += f" · supply row: {sets_left} of {len(view['supply_row'])} sets left"
+    canvas.text((MARGIN + 2, 30), progress, SMALL, light, anchor="lm")
 
 
 def _center(box: Box) -> tuple[float, float]:
@@ -223,7 +258,11 @@ def _streets(canvas: Canvas, board: Board, geo: Layout) -> None:
     for here, nexts in board.graph.items():
         for there in nexts:
             (x0, y0), (x1, y1) = _center(geo.places[here]), _center(geo.places[there])
-            canvas.line([(x0, y0), (x1, y1)], BOARD_COLORS["street"], width=9)
+            if here == CITY_HALL:  # from City Hall's row straight down to the district
+                x0 = x1
+            if there == CENTRAL_PARK:
+                x1 = x0
+            canvas.line([(x0, y0), (x1, y1)], BOARD_COLORS["street"], width=8)
             canvas.line([(x0, y0), (x1, y1)], BOARD_COLORS["district"], width=1)
 
 
@@ -236,7 +275,7 @@ def _pawn(canvas: Canvas, x: float, y: float, color: Color, size: float = 1.0) -
 
 def _marker(canvas: Canvas, x: float, y: float, color: Color) -> None:
     """A commissioner's marker: a flat disc centred at (x, y)."""
-    canvas.circle((x, y), 6.5, color, LINE, 1.2)
+    canvas.circle((x, y), 6, color, LINE, 1.2)
     canvas.circle((x, y), 2, LINE)
 
 
@@ -246,13 +285,13 @@ def _skyscraper(canvas: Canvas, center: tuple[float, float], owner: int, height:
     left, top = x - TOKEN_W / 2, y - TOKEN_H / 2
     canvas.rect((left + 2, top + 2, left + TOKEN_W + 2, top + TOKEN_H + 2), BOARD_COLORS["line"], radius=3)  # shadow
     canvas.rect((left, top, left + TOKEN_W, top + TOKEN_H), color, LINE, 1, radius=3)
-    canvas.text((x, y + 0.5), str(height), 15, color.ink, anchor="mm", bold=True)
+    canvas.text((x, y + 0.5), str(height), 14, color.ink, anchor="mm", bold=True)
 
 
 def _badge(canvas: Canvas, center: tuple[float, float], business: str, radius: float = BADGE_R) -> None:
     letter = BUSINESS_LETTERS.get(business, business[:1].upper())
     canvas.circle(center, radius, BOARD_COLORS["business"], LINE, 1)
-    canvas.text((center[0], center[1] + 0.5), letter, radius * 1.35, TEXT, anchor="mm", bold=True)
+    canvas.text((center[0], center[1] + 0.5), letter, SMALL, TEXT, anchor="mm", bold=True)
 
 
 def _badges(canvas: Canvas, center: tuple[float, float], businesses: list[str]) -> None:
@@ -260,37 +299,42 @@ def _badges(canvas: Canvas, center: tuple[float, float], businesses: list[str]) 
     if len(businesses) == 1:
         _badge(canvas, (x, y), businesses[0])
     elif len(businesses) == 2:
-        _badge(canvas, (x - BADGE_R - 0.5, y), businesses[0])
-        _badge(canvas, (x + BADGE_R + 0.5, y), businesses[1])
-    elif businesses:  # never seen in play; drawn small all the same
-        r = 6
-        spots = [(x - r, y - r), (x + r, y - r), (x - r, y + r), (x + r, y + r)]
+        _badge(canvas, (x - BADGE_R, y), businesses[0])
+        _badge(canvas, (x + BADGE_R, y), businesses[1])
+    elif businesses:  # never seen in play; drawn overlapping all the same
+        spots = [(x - 6, y - 6), (x + 6, y - 6), (x - 6, y + 6), (x + 6, y + 6)]
         for spot, business in zip(spots, businesses):
-            _badge(canvas, spot, business, r)
-        if len(businesses) > 4:
-            canvas.text((x, y + PLOT_R - 2), f"+{len(businesses) - 4}", 9, TEXT, anchor="ms")
+            _badge(canvas, spot, business)
 
 
-def _district_frame(canvas: Canvas, board: Board, geo: Layout, code: str, name: str, stopped: bool) -> None:
-    """A district without what stands on it: its frame, its name and its plots (grayed with a building stop)."""
+def _district_frame(canvas: Canvas, board: Board, geo: Layout, code: str, name: str, stopped: bool,
+                    header: Color | None = None) -> None:
+    """A district without what stands on it: its frame, its code and name and its plots (grayed with a building
+    stop); ``header`` fills the band of its code and name (the marked place's)."""
     box = geo.places[code]
     x0, y0, x1, y1 = box
     canvas.rect(box, BOARD_COLORS["stopped"] if stopped else BOARD_COLORS["district"], LINE, 1, radius=6)
     ink = BOARD_COLORS["district"] if stopped else TEXT
-    canvas.text((x0 + 6, y0 + HEADER_H / 2 + 1), code, 13, ink, anchor="lm", bold=True)
-    canvas.text((x1 - 6, y0 + HEADER_H / 2 + 1), fit(name, 10, x1 - x0 - 44), 10, ink, anchor="rm")
-    for plot in board.plots(code):
-        spot = geo.plots[(code, plot)]
-        if stopped:
-            canvas.circle(spot.center, spot.radius, None, BOARD_COLORS["street"], 1.5)
-        else:
+    if header is not None:
+        canvas.rect((x0, y0, x1, y0 + HEADER_H - 2), header, None, radius=6)
+        ink = header.ink
+    canvas.text((x0 + 5, y0 + 10), code, 13, ink, anchor="lm", bold=True)
+    for i, line in enumerate(wrap(name, SMALL, x1 - x0 - 10)[:1]):
+        canvas.text((x0 + 5, y0 + 25 + 13 * i), line, SMALL, ink, anchor="lm")
+    if not stopped:
+        for plot in board.plots(code):
+            spot = geo.plots[(code, plot)]
             fill = PLOT_COLORS[plot] if plot in PLOT_COLORS else PLOT_COLORS["center"]
             canvas.circle(spot.center, spot.radius, fill, LINE, 1)
-    if stopped:
+    else:
+        for plot in board.plots(code):
+            spot = geo.plots[(code, plot)]
+            canvas.circle(spot.center, spot.radius, None, BOARD_COLORS["street"], 1.5)
         cx, cy = _center((x0, y0 + HEADER_H, x1, y1))
-        canvas.rect((x0 + 10, cy - 14, x1 - 10, cy + 14), BOARD_COLORS["stop sign"], BOARD_COLORS["district"], 2,
+        canvas.rect((x0 + 5, cy - 20, x1 - 5, cy + 20), BOARD_COLORS["stop sign"], BOARD_COLORS["district"], 2,
                     radius=4)
-        canvas.text((cx, cy), "BUILDING STOP", 12, BOARD_COLORS["district"], anchor="mm", bold=True)
+        canvas.text((cx, cy - 7), "BUILDING", 13, BOARD_COLORS["district"], anchor="mm", bold=True)
+        canvas.text((cx, cy + 8), "STOP", 13, BOARD_COLORS["district"], anchor="mm", bold=True)
 
 
 def _district(canvas: Canvas, view: dict[str, Any], board: Board, geo: Layout, code: str) -> None:
@@ -306,130 +350,162 @@ def _district(canvas: Canvas, view: dict[str, Any], board: Board, geo: Layout, c
                 _skyscraper(canvas, center, int(cell["owner"]), int(cell["height"]))
             elif cell.get("businesses"):
                 _badges(canvas, center, list(cell["businesses"]))
-    # the commissioners standing here (top left) and the markers they left (top right)
+    _people(canvas, view, board, geo, code)
+
+
+def _people(canvas: Canvas, view: dict[str, Any], board: Board, geo: Layout, code: str) -> None:
+    """The commissioners standing in a district (after its code) and the markers they left (top right)."""
+    x0, y0, x1, _ = geo.places[code]
     here = [c for c in board.commissioners if view["commissioners"].get(c) == code]
     for i, commissioner in enumerate(here):
-        _pawn(canvas, x0 + 13 + 17 * i, y0 + HEADER_H + 25, COMMISSIONER_COLORS[commissioner], 1.2)
+        _pawn(canvas, x0 + 44 + 15 * i, y0 + 17, COMMISSIONER_COLORS[commissioner], 0.95)
     left = [c for c in board.commissioners if code in view["markers"].get(c, [])]
     for i, commissioner in enumerate(left):
-        _marker(canvas, x1 - 12 - 16 * i, y0 + HEADER_H + 12, COMMISSIONER_COLORS[commissioner])
+        _marker(canvas, x1 - 10 - 14 * i, y0 + 10, COMMISSIONER_COLORS[commissioner])
 
 
-# below the top of a tall place (City Hall, Central Park): its two-line name, then what is there
-_PLACE_TITLE_H = 8 + 2 * 15 + 4
-_HALL_PAWNS_Y = _PLACE_TITLE_H + 20  # City Hall's commissioners (their feet)
-_HALL_MARKERS_Y = _HALL_PAWNS_Y + 10  # the word "markers"; the markers waiting 19 below
-
-
-def _place_frame(canvas: Canvas, box: Box, fill: Color, edge: Color, title: list[str]) -> None:
-    """A tall place (City Hall, Central Park) with its name on top, ``_PLACE_TITLE_H`` high with two lines."""
-    canvas.rect(box, fill, edge, 1.5, radius=8)
-    x0, y0, x1, _ = box
-    y = y0 + 8
-    for line in title:
-        canvas.text(((x0 + x1) / 2, y), line, 12, TEXT, anchor="mt", bold=True)
-        y += 15
+_HALL_PAWNS_X = 100  # from City Hall's left edge: its commissioners
+_HALL_MARKERS_X = 150  # the word "markers", then the markers waiting in a row per commissioner
 
 
 def _city_hall(canvas: Canvas, view: dict[str, Any], board: Board, box: Box) -> None:
     """The commissioners in City Hall and the markers waiting there (its frame is still)."""
-    x0, top, x1, _ = box
-    cx = (x0 + x1) / 2
-    here = [c for c in board.commissioners if view["commissioners"].get(c) == CITY_HALL]
-    y = top + _HALL_PAWNS_Y
-    for i, commissioner in enumerate(here):
-        _pawn(canvas, cx + (i - (len(here) - 1) / 2) * 18, y, COMMISSIONER_COLORS[commissioner], 1.1)
-    y = top + _HALL_MARKERS_Y + 19
-    for commissioner in board.commissioners:
-        waiting = board.markers_per_commissioner - len(view["markers"].get(commissioner, []))
-        for i in range(waiting):
-            _marker(canvas, cx + (i - 1) * 15, y, COMMISSIONER_COLORS[commissioner])
-        if not waiting:
-            canvas.text((cx, y), "-", 10, FAINT, anchor="mm")
-        y += 15
-
-
-def _central_park(canvas: Canvas, view: dict[str, Any], board: Board, box: Box, names: list[str]) -> None:
-    """The commissioners in Central Park, its skyscrapers by owner and its businesses (its frame is still)."""
     x0, top, x1, y1 = box
-    cx = (x0 + x1) / 2
-    y = top + _PLACE_TITLE_H
+    cy = (top + y1) / 2
+    here = [c for c in board.commissioners if view["commissioners"].get(c) == CITY_HALL]
+    for i, commissioner in enumerate(here):
+        _pawn(canvas, x0 + _HALL_PAWNS_X + 18 * i, cy + 9, COMMISSIONER_COLORS[commissioner], 1.1)
+    x = x0 + _HALL_MARKERS_X + text_width("markers", SMALL) + 12
+    for row, commissioner in enumerate(board.commissioners):
+        waiting = board.markers_per_commissioner - len(view["markers"].get(commissioner, []))
+        y = cy + (row - (len(board.commissioners) - 1) / 2) * 14
+        for i in range(waiting):
+            _marker(canvas, x + i * 14, y, COMMISSIONER_COLORS[commissioner])
+        if not waiting:
+            canvas.text((x, y), "none", SMALL, FAINT, anchor="lm")
+
+
+def _central_park(canvas: Canvas, view: dict[str, Any], board: Board, box: Box) -> None:
+    """The commissioners in Central Park, its skyscrapers by owner (in their colors: the players' lines below
+    name them) and its businesses (its frame and words are still)."""
+    x0, top, x1, y1 = box
     here = [c for c in board.commissioners if view["commissioners"].get(c) == CENTRAL_PARK]
-    if here:
-        y += 20
-        for i, commissioner in enumerate(here):
-            _pawn(canvas, cx + (i - (len(here) - 1) / 2) * 18, y, COMMISSIONER_COLORS[commissioner], 1.1)
-        y += 4
-    y += 6
-    canvas.text((cx, y), "skyscrapers", 9, TEXT, anchor="mt")
-    y += 14
+    for i, commissioner in enumerate(here):
+        _pawn(canvas, x0 + 110 + 18 * i, top + 20, COMMISSIONER_COLORS[commissioner], 1.1)
+    x = x0 + 8 + text_width("skyscrapers", SMALL) + 8
     for owner, count in enumerate(view["central_park"]):
         color = fifth_avenue_owner(owner)
-        canvas.rect((x0 + 8, y, x0 + 26, y + 18), color, LINE, 1, radius=3)
-        canvas.text((x0 + 17, y + 9.5), str(count), 11, color.ink, anchor="mm", bold=True)
-        canvas.text((x0 + 31, y + 9), fit(names[owner] if owner < len(names) else "?", 10, x1 - x0 - 36), 10,
-                    TEXT, anchor="lm")
-        y += 22
-    y += 4
-    canvas.text((cx, y), "businesses", 9, TEXT, anchor="mt")
-    y += 14
-    per_row = 4
-    for i, business in enumerate(view["cp_businesses"]):
-        row, col = divmod(i, per_row)
-        bx = cx + (col - (per_row - 1) / 2) * 18
-        by = y + 8 + row * 18
-        if by + 8 > y1 - 4:
+        canvas.rect((x, top + 27, x + 22, top + 45), color, LINE, 1, radius=3)
+        canvas.text((x + 11, top + 36.5), str(count), 12, color.ink, anchor="mm", bold=True)
+        x += 28
+    x = x0 + 8 + text_width("businesses", SMALL) + 8 + BADGE_R
+    for business in view["cp_businesses"]:
+        if x + BADGE_R > x1 - 4:
             break
-        _badge(canvas, (bx, by), business)
+        _badge(canvas, (x, top + 60), business)
+        x += 2 * BADGE_R + 3
     if not view["cp_businesses"]:
-        canvas.text((cx, y + 4), "none", 9, FAINT, anchor="mt")
+        canvas.text((x - BADGE_R, top + 60), "none", SMALL, FAINT, anchor="lm")
 
 
-def _legend(canvas: Canvas, view: dict[str, Any], names: list[str], top: float) -> None:
-    """Every owner's color with the player's name and score (the key below it is still: ``_key``)."""
-    x = MARGIN + 4
-    y = top + 12
+def _mark(canvas: Canvas, board: Board, geo: Layout, view: dict[str, Any], code: str, plot: str | None) -> None:
+    """The place the decision is about: its header in the mark color and a thick frame (a ring round the plot
+    where the winner builds)."""
+    x0, y0, x1, y1 = geo.places[code]
+    if code not in (CITY_HALL, CENTRAL_PARK) and code not in view["stopped"]:
+        canvas.rect((x0, y0, x1, y0 + HEADER_H - 2), MARK, None, radius=6)
+        canvas.text((x0 + 5, y0 + 10), code, 13, MARK.ink, anchor="lm", bold=True)
+        name = view["districts"].get(code, board.name(code))
+        canvas.text((x0 + 5, y0 + 25), wrap(name, SMALL, x1 - x0 - 10)[0], SMALL, MARK.ink, anchor="lm")
+        _people(canvas, view, board, geo, code)
+    canvas.rect((x0 - 1, y0 - 1, x1 + 1, y1 + 1), None, MARK, MARK_W, radius=7)
+    if plot is not None and (code, plot) in geo.plots:
+        spot = geo.plots[(code, plot)]
+        canvas.circle(spot.center, spot.radius + 3, None, MARK, 2.5)
+
+
+def _legend_lines(view: dict[str, Any], names: list[str]) -> list[tuple[int | None, str]]:
+    """The players' lines: (owner, text) for each owner's first line, (None, text) for the rest of a long name.
+    The whole name, wrapped; then the score (and who won)."""
+    winners = set(view["result"]["winners"]) if view["result"] is not None else set()
+    lines: list[tuple[int | None, str]] = []
     for owner, name in enumerate(names):
-        color = fifth_avenue_owner(owner)
-        canvas.rect((x, y - 9, x + 18, y + 9), color, LINE, 1, radius=3)
         label = name
         if owner < view["players"]:
-            label += f"  {view['scores'][owner]} VP"
-        canvas.text((x + 24, y), label, 12, TEXT, anchor="lm")
-        x += 24 + text_width(label, 12) + 18
+            label += f"  {view['scores'][owner]} VP" + ("  wins" if owner in winners else "")
+        for i, line in enumerate(wrap(label, 12, WIDTH - 2 * MARGIN - 30)):
+            lines.append((owner if i == 0 else None, line))
+    return lines
+
+
+def _legend(canvas: Canvas, lines: list[tuple[int | None, str]], top: float) -> None:
+    """Every owner's color with the player's name and score."""
+    x = MARGIN + 4
+    y = top + LINE_H / 2
+    for owner, line in lines:
+        if owner is not None:
+            color = fifth_avenue_owner(owner)
+            canvas.rect((x, y - 8, x + 18, y + 8), color, LINE, 1, radius=3)
+        canvas.text((x + 26, y), line, 12, TEXT, anchor="lm")
+        y += LINE_H
+
+
+def _key_lines(back_side: bool) -> list[list[str]]:
+    """The key's items (``_key_item``), in lines that fit the width."""
+    board = load_board(back_side)
+    items = [*BUSINESS_LETTERS, "commissioners", "markers", "skyscraper", "plots"]
+    items += [plot for plot in PLOT_COLORS if plot in board.plot_colors or plot == board.sixth_plot]
+    lines: list[list[str]] = [[]]
+    room = WIDTH - 2 * MARGIN - 4
+    used = 0.0
+    for item in items:
+        width = _key_item_width(item, board)
+        if lines[-1] and used + width > room or item == "plots":
+            lines.append([])
+            used = 0
+        lines[-1].append(item)
+        used += width
+    return [line for line in lines if line]
+
+
+def _key_label(item: str, board: Board) -> str:
+    if item == board.sixth_plot:
+        return "center (sixth plot)"
+    return {"skyscraper": "skyscrapers high", "plots": "plots:"}.get(item, item)
+
+
+def _key_icon_width(item: str) -> float:
+    return {"commissioners": 28, "markers": 28, "skyscraper": 20, "plots": 0}.get(item, 2 * BADGE_R + 3 if item in
+                                                                               BUSINESS_LETTERS else 17)
+
+
+def _key_item_width(item: str, board: Board) -> float:
+    return _key_icon_width(item) + text_width(_key_label(item, board), SMALL) + 12
 
 
 def _key(canvas: Canvas, board: Board, top: float) -> None:
-    """The key below the players: the businesses, the commissioners and markers, a skyscraper, the plots."""
-    y = top + 12 + 26
-    x = MARGIN + 4
-    for business, letter in BUSINESS_LETTERS.items():
-        _badge(canvas, (x + BADGE_R, y), business)
-        canvas.text((x + 2 * BADGE_R + 4, y), business, 10, TEXT, anchor="lm")
-        x += 2 * BADGE_R + 4 + text_width(business, 10) + 12
-    x += 6
-    _pawn(canvas, x + 6, y + 8, COMMISSIONER_COLORS["white"], 0.9)
-    _pawn(canvas, x + 20, y + 8, COMMISSIONER_COLORS["beige"], 0.9)
-    canvas.text((x + 30, y), "commissioners", 10, TEXT, anchor="lm")
-    x += 30 + text_width("commissioners", 10) + 12
-    _marker(canvas, x + 6, y, COMMISSIONER_COLORS["white"])
-    _marker(canvas, x + 20, y, COMMISSIONER_COLORS["beige"])
-    canvas.text((x + 30, y), "markers", 10, TEXT, anchor="lm")
-    x += 30 + text_width("markers", 10) + 12
-    canvas.rect((x, y - 9, x + 16, y + 9), BOARD_COLORS["empty site"], LINE, 1, radius=3)
-    canvas.text((x + 8, y + 0.5), "3", 11, TEXT, anchor="mm", bold=True)
-    canvas.text((x + 21, y), "skyscrapers high", 10, TEXT, anchor="lm")
-    y += 24
-    x = MARGIN + 4
-    canvas.text((x, y), "plots:", 10, TEXT, anchor="lm")
-    x += text_width("plots:", 10) + 8
-    for plot, color in PLOT_COLORS.items():
-        if plot not in board.plot_colors and plot != board.sixth_plot:
-            continue
-        canvas.circle((x + 7, y), 7, color, LINE, 1)
-        label = "center (sixth plot)" if plot == board.sixth_plot else plot
-        canvas.text((x + 18, y), label, 10, TEXT, anchor="lm")
-        x += 18 + text_width(label, 10) + 12
+    """The key: the businesses, the commissioners and markers, a skyscraper, the plots."""
+    y = top + LINE_H / 2
+    for line in _key_lines(board.sixth_plot is not None):
+        x = MARGIN + 4
+        for item in line:
+            if item in BUSINESS_LETTERS:
+                _badge(canvas, (x + BADGE_R, y), item)
+            elif item == "commissioners":
+                _pawn(canvas, x + 6, y + 8, COMMISSIONER_COLORS["white"], 0.85)
+                _pawn(canvas, x + 19, y + 8, COMMISSIONER_COLORS["beige"], 0.85)
+            elif item == "markers":
+                _marker(canvas, x + 6, y, COMMISSIONER_COLORS["white"])
+                _marker(canvas, x + 19, y, COMMISSIONER_COLORS["beige"])
+            elif item == "skyscraper":
+                canvas.rect((x, y - 8, x + 15, y + 8), BOARD_COLORS["empty site"], LINE, 1, radius=3)
+                canvas.text((x + 7.5, y + 0.5), "3", 12, TEXT, anchor="mm", bold=True)
+            elif item != "plots":
+                canvas.circle((x + 7, y), 7, PLOT_COLORS[item], LINE, 1)
+            label = _key_label(item, board)
+            canvas.text((x + _key_icon_width(item), y), label, SMALL, TEXT, anchor="lm")
+            x += _key_item_width(item, board)
+        y += LINE_H
 
 
 # =========================================================================== words

@@ -21,14 +21,17 @@ from . import MEDIA_TYPE, board_alt, board_picture
 # (its board is the same for all), while Manhattan's is drawn from the reader's side of the table.
 _NOT_SHOWN = {"fifth-avenue": ("hand", "viewer"), "manhattan": ("hand",)}
 
-WIDTH = 640  # the pictures' width (render.pictures): the HTML asks for it before the picture is drawn
+WIDTH = 370  # the pictures' width (render.pictures): the HTML asks for it before the picture is drawn
 
 
-def recipe(kind: str, view: dict[str, Any], players: list[str]) -> dict[str, Any]:
-    """What the picture of ``view`` is drawn from."""
+def recipe(kind: str, view: dict[str, Any], players: list[str], mark: str | None = None) -> dict[str, Any]:
+    """What the picture of ``view`` is drawn from; ``mark``, a Manhattan city the mail is about."""
     dropped = _NOT_SHOWN[kind]
-    return {"kind": kind, "players": list(players[: view["players"]]),
+    made = {"kind": kind, "players": list(players[: view["players"]]),
             "view": {key: value for key, value in view.items() if key not in dropped}}
+    if mark is not None:
+        made["mark"] = mark
+    return made
 
 
 def content_id(made: dict[str, Any]) -> str:
@@ -48,7 +51,7 @@ def picture(made: dict[str, Any]) -> tuple[str, bytes]:
 @lru_cache(maxsize=32)
 def _drawn(key: str) -> bytes:
     made = json.loads(key)
-    return board_picture(made["kind"], made["view"], players=made["players"])
+    return board_picture(made["kind"], made["view"], players=made["players"], mark=made.get("mark"))
 
 
 def _key(made: dict[str, Any]) -> str:

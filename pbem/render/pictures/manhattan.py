@@ -1,5 +1,8 @@
-"""Manhattan's six cities as a picture, seen from the reader's side of the table.
+"""Manhattan's six cities as a picture for a phone, seen from the reader's side of the table.
 
+The picture is ``WIDTH`` (370) pixels wide, the width a mail's HTML shows it at
+on a 390 px phone, so it is shown at its own size there and its smallest
+letters (``SMALL``, 11 px) are 11 CSS px tall. The cities stand two a row.
 Each city is a 3 x 3 grid drawn as its reader sees it from their own side
 (``view["viewer"]``'s side; the public view from the south side), so that the
 small number in a site's corner is the number of the reader's card that builds
@@ -7,10 +10,15 @@ there (``games.manhattan.board.absolute_site``, as the text board numbers
 them). A site with a tower is filled with its owner's color (the color on top)
 and shows its height in floors; when several colors share the tower, a strip
 along its foot shows each color's share of the floors (who may build on it).
-The single tallest tower has a gold frame; a city's single majority is named in
-its header. The players' names stand along the edges of the board where they
-sit (the reader below), each with their colors; below the cities every player
-with their colors and score.
+The single tallest tower has a gold frame; a city's single majority shows as a
+swatch of its color in the city's header. Along each edge of the table: the
+side's name and the colors of the player sitting there ("you" below). Below the
+cities every player's colors, whole name (wrapped, never cut), side and score;
+the picture is as tall as the names need.
+
+A city the mail's decision is about (``mark``, given by the caller: Manhattan's
+view does not say where the last part was built) has a thick frame and header
+in the mark color.
 
 ``layout()`` gives the geometry (every city's box and every site's box by the
 reader's card number, and a pixel showing a site's fill) for tests.
@@ -22,33 +30,34 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from PIL import Image
-
 from pbem.games.manhattan.board import SIDES, absolute_site, load_board
 
 from ..text import owner_names
-from .canvas import Box, Canvas, fit, text_width
-from .palette import BOARD_COLORS, Color, manhattan_color, picture_palette
+from .canvas import Box, Canvas, Still, text_width, wrap
+from .palette import BOARD_COLORS, MARK, Color, manhattan_color, picture_palette
 
-WIDTH = 640
-MARGIN = 8
-TITLE_H = 34
-EDGE = 22  # the strip along each edge of the board with the name of the player sitting there
-CITY_GAP = 12
-SITE = 55
+WIDTH = 370
+MARGIN = 6
+SMALL = 11  # the smallest letters: 11 CSS px shown 370 px wide
+TITLE_H = 40
+EDGE = 18  # the strip along each edge of the board: the side's name and its player's colors
+CITY_GAP = 8
 SITE_GAP = 3
-CITY_PAD = 6
+CITY_PAD = 5
 HEADER_H = 22
-CITY_W = 3 * SITE + 2 * SITE_GAP + 2 * CITY_PAD
+CITY_W = (WIDTH - 2 * MARGIN - 2 * EDGE - CITY_GAP) // 2
+SITE = (CITY_W - 2 * CITY_PAD - 2 * SITE_GAP) // 3
 CITY_H = HEADER_H + 3 * SITE + 2 * SITE_GAP + CITY_PAD
-LEGEND_H = 56
-STRIP_H = 8  # the floors' strip at a site's foot
+LINE_H = 19  # a line of the players and of the key
+STRIP_H = 7  # the floors' strip at a site's foot
+MARK_W = 3
 
 PAPER = BOARD_COLORS["paper"]
 TEXT = BOARD_COLORS["text"]
 FAINT = BOARD_COLORS["faint"]
 LINE = BOARD_COLORS["line"]
 EMPTY = BOARD_COLORS["empty site"]
+KEY = ["Corner numbers: the cards that build there.", "Big number: floors. Strip: floors by color."]
 
 
 # =========================================================================== geometry
@@ -57,25 +66,25 @@ EMPTY = BOARD_COLORS["empty site"]
 @dataclass(frozen=True)
 class Layout:
     width: int
-    height: int
-    board: Box  # the cities with the players' edges around them
+    height: int  # down to the players' lines, which each picture adds (``drawing``)
+    board: Box  # the cities with the sides' edges around them
     cities: dict[str, Box]
     sites: dict[tuple[str, int], Box]  # (city, the reader's card number 1-9) -> the site's box
+    key_top: int
     legend_top: int
 
     def site_point(self, city: str, card: int) -> tuple[int, int]:
         """A pixel that shows the site's fill (its owner's color, or the empty site's), clear of its writing."""
         x0, y0, x1, y1 = self.sites[(city, card)]
-        return int(x1) - 6, int(y0 + y1) // 2 - 4
+        return int(x1) - 5, int(y0 + y1) // 2 - 4
 
 
 @lru_cache(maxsize=None)
 def layout() -> Layout:
     codes = load_board().city_codes
-    per_row = 3
+    per_row = 2
     rows = (len(codes) + per_row - 1) // per_row
-    inner_w = per_row * CITY_W + (per_row - 1) * CITY_GAP
-    board_w = inner_w + 2 * EDGE
+    board_w = per_row * CITY_W + (per_row - 1) * CITY_GAP + 2 * EDGE
     left = (WIDTH - board_w) // 2
     top = TITLE_H + 6
     board_h = rows * CITY_H + (rows - 1) * CITY_GAP + 2 * EDGE
@@ -91,9 +100,9 @@ def layout() -> Layout:
             sx = x0 + CITY_PAD + c * (SITE + SITE_GAP)
             sy = y0 + HEADER_H + r * (SITE + SITE_GAP)
             sites[(code, card)] = (sx, sy, sx + SITE, sy + SITE)
-    legend_top = top + board_h + 8
-    return Layout(WIDTH, legend_top + LEGEND_H, (left, top, left + board_w, top + board_h), cities, sites,
-                  legend_top)
+    key_top = top + board_h + 6
+    legend_top = key_top + len(KEY) * LINE_H + 4
+    return Layout(WIDTH, legend_top, (left, top, left + board_w, top + board_h), cities, sites, key_top, legend_top)
 
 
 def reader_side(view: dict[str, Any]) -> int:
@@ -105,50 +114,71 @@ def reader_side(view: dict[str, Any]) -> int:
 # =========================================================================== drawing
 
 
-def draw(view: dict[str, Any], *, players: list[str]) -> bytes:
-    """The cities of ``view`` (``State.view(seat)``) as PNG bytes, from the viewer's side.
+def draw(view: dict[str, Any], *, players: list[str], mark: str | None = None) -> bytes:
+    """The cities of ``view`` (``State.view(seat)``) as PNG bytes, from the viewer's side; ``mark`` is a city
+    the decision is about."""
+    return drawing(view, players=players, mark=mark).png(palette())
+
+
+def drawing(view: dict[str, Any], *, players: list[str], mark: str | None = None) -> Canvas:
+    """The picture before it is stored (its ``labels`` say what text it holds, and how large).
 
     It starts from the board's still parts (``_still``: drawn once), and draws what the position and the reader
-    change over them, in the order of a drawing from scratch."""
+    change over them, in the order of a drawing from scratch; the players' lines below them."""
     board = load_board()
     geo = layout()
     names = owner_names(players[: view["players"]])
     side = reader_side(view)
-    canvas = Canvas.over(_still(tuple((code, view["cities"][code]["name"]) for code in board.city_codes)))
-    _title(canvas, view, board, names, side)
-    _edges(canvas, view, board, geo, names, side)
+    lines = _legend_lines(view, names, board)
+    canvas = Canvas.over(_still(tuple((code, view["cities"][code]["name"]) for code in board.city_codes)),
+                         height=geo.legend_top + len(lines) * LINE_H + 6, background=PAPER)
+    _title(canvas, view, board, side)
+    _edges(canvas, view, board, geo, side)
     tallest = _tallest(view)
     for code in board.city_codes:
-        _city(canvas, view["cities"][code], geo, code, side, tallest, names, view)
-    _legend(canvas, view, names, geo.legend_top, side, board)
-    return canvas.png(palette())
+        _city(canvas, view["cities"][code], geo, code, side, tallest, code == mark)
+    _legend(canvas, view, lines, geo.legend_top)
+    return canvas
 
 
 @lru_cache(maxsize=8)
-def _still(cities: tuple[tuple[str, str], ...]) -> Image.Image:
+def _still(cities: tuple[tuple[str, str], ...]) -> Still:
     """What every position shows alike, from every side: the title bar, the table with the cities (``cities``:
-    code, name) and their empty sites, the tallest tower's key."""
+    code, name) and their empty sites, the key."""
     geo = layout()
     canvas = Canvas(geo.width, geo.height, PAPER)
     canvas.rect((0, 0, WIDTH, TITLE_H), TEXT)
-    canvas.text((MARGIN + 4, TITLE_H / 2), "MANHATTAN", 17, BOARD_COLORS["district"], anchor="lm", bold=True)
+    canvas.text((MARGIN + 2, 12), "MANHATTAN", 15, BOARD_COLORS["district"], anchor="lm", bold=True)
     x0, y0, x1, y1 = geo.board
     canvas.rect(geo.board, BOARD_COLORS["street"], LINE, 1, radius=10)
     canvas.rect((x0 + EDGE - 4, y0 + EDGE - 4, x1 - EDGE + 4, y1 - EDGE + 4), BOARD_COLORS["district"], None,
                 radius=6)
     for code, name in cities:
-        box = geo.cities[code]
-        canvas.rect(box, BOARD_COLORS["city"], LINE, 1, radius=6)
-        canvas.text((box[0] + CITY_PAD + 1, box[1] + HEADER_H / 2 + 1), name, 13, TEXT, anchor="lm", bold=True)
-        for card in range(1, 10):
-            sx, sy, _, _ = site = geo.sites[(code, card)]
-            canvas.rect(site, EMPTY, None, radius=3)
-            canvas.text((sx + 4, sy + 3), str(card), 10, FAINT, anchor="lt")
-    y = geo.legend_top + 12 + 26
-    gx = WIDTH - MARGIN - 120
-    canvas.rect((gx, y - 7, gx + 14, y + 7), BOARD_COLORS["city"], BOARD_COLORS["tallest"], 3, radius=2)
-    canvas.text((gx + 20, y), "the tallest tower", 10, TEXT, anchor="lm")
+        _city_frame(canvas, geo, code, name, None)
+    y = geo.key_top + LINE_H / 2
+    for line in KEY:
+        canvas.text((MARGIN + 4, y), line, SMALL, TEXT, anchor="lm")
+        y += LINE_H
+    x = WIDTH - MARGIN - 4 - 14
+    canvas.rect((x, geo.key_top + 3, x + 14, geo.key_top + 17), BOARD_COLORS["city"], BOARD_COLORS["tallest"], 3,
+                radius=2)
+    canvas.text((x - 5, geo.key_top + LINE_H / 2), "tallest", SMALL, TEXT, anchor="rm")
     return canvas.still()
+
+
+def _city_frame(canvas: Canvas, geo: Layout, code: str, name: str, header: Color | None) -> None:
+    """A city with its empty sites (each with the reader's card number); ``header`` fills its name's band."""
+    box = geo.cities[code]
+    canvas.rect(box, BOARD_COLORS["city"], LINE, 1, radius=6)
+    ink = TEXT
+    if header is not None:
+        canvas.rect((box[0], box[1], box[2], box[1] + HEADER_H - 3), header, None, radius=6)
+        ink = header.ink
+    canvas.text((box[0] + CITY_PAD + 1, box[1] + HEADER_H / 2), name, 13, ink, anchor="lm", bold=True)
+    for card in range(1, 10):
+        sx, sy, _, _ = site = geo.sites[(code, card)]
+        canvas.rect(site, EMPTY, None, radius=3)
+        canvas.text((sx + 3, sy + 2), str(card), SMALL, FAINT, anchor="lt")
 
 
 @lru_cache(maxsize=None)
@@ -158,27 +188,25 @@ def palette() -> tuple[tuple[int, int, int], ...]:
     light, street, city, tallest = (BOARD_COLORS[name] for name in ("district", "street", "city", "tallest"))
     letters = (
         (light, TEXT), (TEXT, PAPER), (TEXT, street), (FAINT, street), (TEXT, city), (FAINT, EMPTY),
-        *((color.ink, color) for color in players),
+        (MARK.ink, MARK), *((color.ink, color) for color in players),
     )
     edges = (
         (LINE, PAPER), (LINE, street), (light, street), (LINE, city), (EMPTY, city), (tallest, city),
+        (MARK, street), (MARK, city), (MARK, light), (tallest, PAPER), (LINE, MARK),
         *((LINE, color) for color in players), *((city, color) for color in players),
         *((tallest, color) for color in players),
     )
     return picture_palette(letters, edges)
 
 
-def _title(canvas: Canvas, view: dict[str, Any], board: Any, names: list[str], side: int) -> None:
+def _title(canvas: Canvas, view: dict[str, Any], board: Any, side: int) -> None:
+    """The round and the side the cities are seen from: words of the game only, so they fit (who won is said
+    with the players, at the foot)."""
     light = BOARD_COLORS["district"]
-    facts = [f"{view['players']} players"]
-    if view["result"] is not None:
-        winners = [names[w] for w in view["result"]["winners"]]
-        facts.append("game over: " + " and ".join(winners) + (" win" if len(winners) > 1 else " wins"))
-    else:
-        facts.append(f"round {view['round']} of {view['rounds']}")
-    facts.append(f"seen from the {board.side_names[side]} side")
-    canvas.text((WIDTH - MARGIN - 4, TITLE_H / 2), fit("  ·  ".join(facts), 12, WIDTH - 150), 12, light,
-                anchor="rm")
+    canvas.text((WIDTH - MARGIN - 2, 12), f"{view['players']} players", SMALL, light, anchor="rm")
+    when = "game over" if view["result"] is not None else f"round {view['round']} of {view['rounds']}"
+    canvas.text((MARGIN + 2, 30), f"{when} · seen from the {board.side_names[side]} side", SMALL, light,
+                anchor="lm")
 
 
 def _seat_at(view: dict[str, Any]) -> dict[int, int]:
@@ -186,40 +214,36 @@ def _seat_at(view: dict[str, Any]) -> dict[int, int]:
     return {side: seat for seat, side in enumerate(view["side"])}
 
 
-def _edges(canvas: Canvas, view: dict[str, Any], board: Any, geo: Layout, names: list[str], side: int) -> None:
-    """Who sits along the table's edges (still): the reader's side below, then left, opposite (above) and right."""
+def _edges(canvas: Canvas, view: dict[str, Any], board: Any, geo: Layout, side: int) -> None:
+    """Who sits along the table's edges: the side's name and its player's colors (the players' lines below
+    name them); the reader's side below ("you"), then left, opposite (above) and right."""
     x0, y0, x1, y1 = geo.board
     seats = _seat_at(view)
     for turn in range(SIDES):  # 0 below (the reader), 1 left, 2 above, 3 right
         at = (side + turn) % SIDES
         seat = seats.get(at)
         label = board.side_names[at]
-        colors: list[str] = []
-        if seat is not None:
-            label = f"{names[seat]} ({label})"
-            if view["viewer"] == seat:
-                label = f"you, {label}"
-            colors = list(view["colors"][seat])
+        colors: list[str] = list(view["colors"][seat]) if seat is not None else []
+        if seat is not None and view["viewer"] == seat:
+            label = f"you ({label})"
         ink = TEXT if seat is not None else FAINT
-        length = text_width(label, 11) + 14 * len(colors)
+        length = text_width(label, SMALL) + 13 * len(colors)
         if turn in (0, 2):
-            y = y1 - EDGE / 2 if turn == 0 else y0 + EDGE / 2
+            y = y1 - EDGE / 2 + 1 if turn == 0 else y0 + EDGE / 2 - 1
             x = (x0 + x1) / 2 - length / 2
             for color in colors:
                 _swatch(canvas, (x + 5, y), manhattan_color(color), 5)
-                x += 14
-            canvas.text((x, y), label, 11, ink, anchor="lm", bold=seat is not None and seat == view["viewer"])
+                x += 13
+            canvas.text((x, y), label, SMALL, ink, anchor="lm", bold=seat is not None and seat == view["viewer"])
         else:
-            x = x0 + EDGE / 2 if turn == 1 else x1 - EDGE / 2
-            # left reads bottom to top, right top to bottom; the swatches come first in reading order
-            direction = -1 if turn == 1 else 1
+            x = x0 + EDGE / 2 - 1 if turn == 1 else x1 - EDGE / 2 + 1
+            direction = -1 if turn == 1 else 1  # left reads bottom to top, right top to bottom
             y = (y0 + y1) / 2 - direction * length / 2
             for color in colors:
                 _swatch(canvas, (x, y + direction * 5), manhattan_color(color), 5)
-                y += direction * 14
-            text_len = text_width(label, 11)
-            canvas.vertical_text((x, y + direction * text_len / 2), label, 11, ink, BOARD_COLORS["street"],
-                                 clockwise=turn == 3)
+                y += direction * 13
+            canvas.vertical_text((x, y + direction * text_width(label, SMALL) / 2), label, SMALL, ink,
+                                 BOARD_COLORS["street"], clockwise=turn == 3)
 
 
 def _swatch(canvas: Canvas, center: tuple[float, float], color: Color, radius: float) -> None:
@@ -252,19 +276,21 @@ def _majority(city: dict[str, Any]) -> str | None:
 
 
 def _city(canvas: Canvas, city: dict[str, Any], geo: Layout, code: str, side: int, tallest: tuple[str, int] | None,
-          names: list[str], view: dict[str, Any]) -> None:
-    """A city's majority and its towers, over its still frame and empty sites."""
-    _, y0, x1, _ = geo.cities[code]
+          marked: bool) -> None:
+    """A city's majority and its towers, over its still frame and empty sites (drawn anew when marked)."""
+    x0, y0, x1, y1 = geo.cities[code]
+    if marked:
+        _city_frame(canvas, geo, code, city["name"], MARK)
     leader = _majority(city)
-    if leader is not None:
-        owner = next((names[seat] for seat, colors in enumerate(view["colors"]) if leader in colors), leader)
-        label = fit(f"most: {owner}", 10, CITY_W - text_width(city["name"], 13) - 34)
-        right = x1 - CITY_PAD
-        canvas.text((right, y0 + HEADER_H / 2 + 1), label, 10, TEXT, anchor="rm")
-        _swatch(canvas, (right - text_width(label, 10) - 8, y0 + HEADER_H / 2 + 1), manhattan_color(leader), 4.5)
+    if leader is not None:  # its color's swatch: the players' lines below say whose
+        _swatch(canvas, (x1 - CITY_PAD - 6, y0 + HEADER_H / 2), manhattan_color(leader), 6)
+        canvas.text((x1 - CITY_PAD - 16, y0 + HEADER_H / 2), "most", SMALL, MARK.ink if marked else TEXT,
+                    anchor="rm")
     for card in range(1, 10):
         site = city["sites"][absolute_site(side, card) - 1]
         _site(canvas, geo.sites[(code, card)], card, site, tallest == (code, site["site"]))
+    if marked:
+        canvas.rect((x0 - 1, y0 - 1, x1 + 1, y1 + 1), None, MARK, MARK_W, radius=7)
 
 
 def _site(canvas: Canvas, box: Box, card: int, site: dict[str, Any], tallest: bool) -> None:
@@ -273,14 +299,14 @@ def _site(canvas: Canvas, box: Box, card: int, site: dict[str, Any], tallest: bo
         return
     fill = manhattan_color(site["owner"])
     canvas.rect(box, fill, LINE, 1, radius=3)
-    canvas.text((x0 + 4, y0 + 3), str(card), 10, fill.ink, anchor="lt")
-    canvas.text(((x0 + x1) / 2, (y0 + y1) / 2 - 2), str(site["height"]), 22, fill.ink, anchor="mm", bold=True)
+    canvas.text((x0 + 3, y0 + 2), str(card), SMALL, fill.ink, anchor="lt")
+    canvas.text(((x0 + x1) / 2 + 3, (y0 + y1) / 2 - 1), str(site["height"]), 20, fill.ink, anchor="mm", bold=True)
     floors = {color: n for color, n in site["floors"].items() if n}
     if len(floors) > 1:
         order = sorted(floors.items(), key=lambda item: (-item[1], item[0]))
         total = sum(floors.values())
-        left, right = x0 + 5, x1 - 5
-        top, bottom = y1 - 5 - STRIP_H, y1 - 5
+        left, right = x0 + 4, x1 - 4
+        top, bottom = y1 - 4 - STRIP_H, y1 - 4
         x = float(left)
         for i, (color, n) in enumerate(order):
             end = right if i == len(order) - 1 else x + (right - left) * n / total
@@ -290,20 +316,34 @@ def _site(canvas: Canvas, box: Box, card: int, site: dict[str, Any], tallest: bo
         canvas.rect(box, None, BOARD_COLORS["tallest"], 3, radius=3)
 
 
-def _legend(canvas: Canvas, view: dict[str, Any], names: list[str], top: float, side: int, board: Any) -> None:
-    x = MARGIN + 6
-    y = top + 12
+def _legend_lines(view: dict[str, Any], names: list[str], board: Any) -> list[tuple[int | None, str]]:
+    """The players' lines: (seat, text) for each player's first line, (None, text) for the rest of a long
+    name. The whole name, wrapped; then the side, the score and who won."""
+    winners = set(view["result"]["winners"]) if view["result"] is not None else set()
+    lines: list[tuple[int | None, str]] = []
     for seat, name in enumerate(names):
-        for color in view["colors"][seat]:
-            _swatch(canvas, (x + 8, y), manhattan_color(color), 8)
-            x += 19
-        label = f"{name}  {view['scores'][seat]} points"
-        canvas.text((x + 3, y), label, 12, TEXT, anchor="lm", bold=seat == view["viewer"])
-        x += 3 + text_width(label, 12) + 20
-    y += 26
-    whose = "your cards" if view["viewer"] is not None else f"the cards of the {board.side_names[side]} side"
-    key = f"Corner numbers: {whose}. Big number: floors. Strip: floors by color."
-    canvas.text((MARGIN + 6, y), fit(key, 10, WIDTH - 2 * MARGIN - 130), 10, TEXT, anchor="lm")
+        label = f"{name} ({board.side_names[view['side'][seat]]})  {view['scores'][seat]} points"
+        if seat in winners:
+            label += "  wins"
+        room = WIDTH - 2 * MARGIN - 12 - 19 * max(len(colors) for colors in view["colors"])
+        for i, line in enumerate(wrap(label, 12, room, bold=seat == view["viewer"])):
+            lines.append((seat if i == 0 else None, line))
+    return lines
+
+
+def _legend(canvas: Canvas, view: dict[str, Any], lines: list[tuple[int | None, str]], top: float) -> None:
+    y = top + LINE_H / 2
+    indent = MARGIN + 6 + 19 * max(len(colors) for colors in view["colors"])
+    seat = None
+    for owner, line in lines:
+        if owner is not None:
+            seat = owner
+            x = MARGIN + 6
+            for color in view["colors"][owner]:
+                _swatch(canvas, (x + 8, y), manhattan_color(color), 8)
+                x += 19
+        canvas.text((indent + 3, y), line, 12, TEXT, anchor="lm", bold=seat == view["viewer"])
+        y += LINE_H
 
 
 # =========================================================================== words

@@ -107,6 +107,10 @@ BOARD_COLORS: dict[str, Color] = {
     "tallest": Color("tallest tower", "#F0B800"),
 }
 
+# The place a mail's decision is about (the district being auctioned, the city of the last build): a color no
+# player, plot or part of the board has.
+MARK = Color("mark", "#D01C8C")
+
 BUSINESS_LETTERS = {"boutique": "B", "jeweler": "J", "gallery": "G", "perfume": "P"}
 
 
@@ -129,7 +133,7 @@ def manhattan_color(name: str) -> Color:
 def all_colors() -> tuple[tuple[int, int, int], ...]:
     """Every named color once, as RGB: the picture's palette keeps them exact."""
     seen: dict[tuple[int, int, int], None] = {}
-    for group in (PLOT_COLORS, PLAYER_COLORS, COMMISSIONER_COLORS, BOARD_COLORS):
+    for group in (PLOT_COLORS, PLAYER_COLORS, COMMISSIONER_COLORS, BOARD_COLORS, {"mark": MARK}):
         for color in group.values():
             seen[color.rgb] = None
             seen[color.ink.rgb] = None
@@ -172,6 +176,7 @@ __all__ = [
     "BUSINESS_LETTERS",
     "COMMISSIONER_COLORS",
     "Color",
+    "MARK",
     "PLAYER_COLORS",
     "PLOT_COLORS",
     "Pair",
