@@ -568,8 +568,8 @@ class _Replay:
             lines += ([describe(engine_event, self.info, None) for engine_event in data["events"]]
                       if "events" in data else list(data.get("effects", [])))
             if self.finished:  # nothing is secret after the game
-                lines += [f"only {names[int(seat)]} saw: {secret.strip()}"
-                          for seat, secrets in sorted(data.get("private", {}).items()) for secret in secrets]
+                lines += [line for seat, secrets in sorted(data.get("private", {}).items())
+                          for secret in secrets for line in seen_alone(names[int(seat)], secret)]
         elif event.kind == "replace_player":
             lines = [self._replaced(event.seq, data, names)]
         else:
@@ -592,6 +592,32 @@ class _Replay:
         return tuple(TalkLine(when=aware(row.created_at), text=self.game.cast.said(row.text),
                               name=self.names_at(row.seq)[row.seat] if row.seat is not None else MODERATOR)
                      for row in rows if (row.data or {}).get("readers") is None)
+
+
+# The engines tell a player alone what they drew in the second person ("You drew black [6, 12]."), and the
+# events keep those words: the archive retells them of the player, for everybody, once the game is over.
+_SENTENCE_END = re.compile(r"(?<=\.)\s+(?=[A-Z])")
+_CARDS = re.compile(r"\[([^\]]*)\]")
+_NO_CARD_TO_DRAW = re.compile(r"^There was no card to draw\b")
+_NO_BLACK_CARD = re.compile(r"^You drew black \[\]")
+
+
+def seen_alone(name: str, secret: str) -> list[str]:
+    """What the player called ``name`` alone saw (an engine's private words to them), told of them in the third
+    person for a finished game's page: "You drew black [6]." -> "Bob drew black 6; only Bob saw it during the
+    game." A line a sentence."""
+    told = []
+    for sentence in _SENTENCE_END.split(secret.strip()):
+        sentence = sentence.strip().removesuffix(".")
+        if not sentence:
+            continue
+        sentence = _NO_BLACK_CARD.sub(f"{name} drew no black card", sentence)
+        sentence = _NO_CARD_TO_DRAW.sub(f"There was no card for {name} to draw", sentence)
+        sentence = _CARDS.sub(lambda cards: listing(card.strip() for card in cards.group(1).split(",")), sentence)
+        sentence = re.sub(r"\b[Yy]our\b", f"{name}'s", sentence)
+        sentence = re.sub(r"\b[Yy]ou\b", name, sentence)
+        told.append(f"{sentence}; only {name} saw it during the game.")
+    return told
 
 
 def _is_step(kind: str, data: dict[str, Any] | None) -> bool:
@@ -679,4 +705,4 @@ def _tie_break(kind: str, result: dict[str, Any], names: list[str]) -> str:
 
 
 __all__ = ["Mark", "archive_secret", "archived_games", "hidden_keys", "hidden_name", "hide_player", "key_of", "mark",
-           "player_key", "record", "set_archived", "summaries"]
+           "player_key", "record", "seen_alone", "set_archived", "summaries"]

@@ -51,6 +51,7 @@ from markupsafe import Markup
 
 from .. import __version__
 from ..resources import shipped_folder
+from ..words import listing, plural
 from .records import GameRecord, GameSummary, PlayerRecord, Rating, Step, summary_from_dict, summary_to_dict
 
 if TYPE_CHECKING:
@@ -369,6 +370,7 @@ class Chart:
     y_ticks: tuple[Tick, ...]
     x_label: str
     y_label: str
+    note: str = ""  # what the lines mean, under the chart
 
 
 def nice_ticks(high: float, low: float = 0, count: int = 5) -> list[float]:
@@ -387,8 +389,9 @@ def nice_ticks(high: float, low: float = 0, count: int = 5) -> list[float]:
 
 def line_chart(title: str, description: str, names: Sequence[str], xs: Sequence[int],
                values: Sequence[Sequence[float]], *, x_label: str, y_label: str, width: int = 480,
-               height: int = 220, whole: bool = True) -> Chart:
-    """One polyline per name through the points (xs[i], values[i][name's index])."""
+               height: int = 220, whole: bool = True, held: bool = False, note: str = "") -> Chart:
+    """One polyline per name through the points (xs[i], values[i][name's index]). ``held``: a value holds until
+    the next point, where the line goes straight up or down (a staircase), for values that change at once."""
     left, right, top, bottom = 46, width - 14, 12, height - 38
     low = min((v for row in values for v in row), default=0)
     high = max((v for row in values for v in row), default=1)
@@ -404,28 +407,53 @@ def line_chart(title: str, description: str, names: Sequence[str], xs: Sequence[
     def y_at(y: float) -> float:
         return round(bottom - (y - y_low) / y_span * (bottom - top), 1)
 
+    def points(index: int) -> str:
+        corners: list[tuple[float, float]] = []
+        for x, row in zip(xs, values):
+            if held and corners:
+                corners.append((x, corners[-1][1]))  # the value before, up to the point that changed it
+            if (x, row[index]) not in corners[-1:]:
+                corners.append((x, row[index]))
+        return " ".join(f"{x_at(x)},{y_at(y)}" for x, y in corners)
+
     series = tuple(
-        Series(name, *SERIES_STYLES[index % len(SERIES_STYLES)],
-               " ".join(f"{x_at(x)},{y_at(row[index])}" for x, row in zip(xs, values)),
-               int(values[-1][index]) if values else 0)
+        Series(name, *SERIES_STYLES[index % len(SERIES_STYLES)], points(index), int(values[-1][index]) if values else 0)
         for index, name in enumerate(names))
     x_ticks = tuple(Tick(int(x), x_at(x)) for x in nice_ticks(x_high, x_low, 6) if x <= x_high)
     return Chart(title, description, width, height, left, right, top, bottom, series, x_ticks,
-                 tuple(Tick(int(y), y_at(y)) for y in y_values), x_label, y_label)
+                 tuple(Tick(int(y), y_at(y)) for y in y_values), x_label, y_label, note)
 
 
 def score_chart(summary: GameSummary, steps: Sequence[DrawnStep]) -> Chart | None:
-    """The scores over the game: a point at the first step, at every step that changed a score, and at the last."""
+    """The scores over the game: a point at the first step, at every step that changed a score, and at the last.
+
+    Scores change at once, at one step (a Manhattan round's count of majorities and towers, a Fifth Avenue
+    scoring): a line between two counts would show points gained on the way that nobody had, so each line
+    stays flat until the step that changed it and goes straight up there."""
     if not steps:
         return None
-    scoring = {i for i in range(1, len(steps)) if steps[i].scores != steps[i - 1].scores}
+    scoring = [i for i in range(1, len(steps)) if steps[i].scores != steps[i - 1].scores]
     points = [s for i, s in enumerate(steps) if i in scoring or i in (0, len(steps) - 1)]
     names = [p.name for p in summary.players]
     finals = ", ".join(f"{name} {score}" for name, score in zip(names, steps[-1].scores))
-    description = (f"{len(scoring)} {'step' if len(scoring) == 1 else 'steps'} of {steps[-1].number} changed a "
-                   f"score; {'final' if summary.finished else 'current'} scores: {finals}.")
+    at_steps = listing(str(steps[i].number) for i in scoring)
+    now = "final" if summary.finished else "current"
+    if summary.kind == "manhattan":
+        changed = (f"the counts changed them at {'step' if len(scoring) == 1 else 'steps'} {at_steps}" if scoring
+                   else "no count has changed them yet")
+        description = f"Manhattan counts the scores at the end of each round: {changed}; {now} scores: {finals}."
+        x_label = "step (scores counted at the end of each round)"
+    else:
+        description = (f"{plural(len(scoring), 'step')} of {steps[-1].number} changed a score"
+                       f"{': ' + at_steps if scoring else ''}; {now} scores: {finals}.")
+        x_label = "step"
+    note = ("Each line is a player's score after every step: flat while it stays, straight up or down at the "
+            "step that changed it.")
+    if summary.kind == "manhattan" and scoring:
+        note = ("Each line is a player's total after each round's count (majorities, tallest tower, towers): "
+                "flat between counts, straight up at the step of the count that changed it.")
     return line_chart(f"Scores over game {summary.id}", description, names, [s.number for s in points],
-                      [s.scores for s in points], x_label="step", y_label="score")
+                      [s.scores for s in points], x_label=x_label, y_label="score", held=True, note=note)
 
 
 def rating_chart(record: PlayerRecord) -> Chart | None:
@@ -451,7 +479,7 @@ def draw_step(step: Step, summary: GameSummary) -> DrawnStep:
 def game_page(record: GameRecord, steps: Sequence[DrawnStep]) -> str:
     return render("game.html.j2", root="../", summary=record.summary, record=record,
                   chart=score_chart(record.summary, steps), steps=Markup("".join(s.html for s in steps)),
-                  step_count=len(steps))
+                  step_count=len(steps), last_step=steps[-1].number if steps else 0)
 
 
 def index_page(summaries: Sequence[GameSummary]) -> str:

@@ -65,13 +65,22 @@
     });
     window.addEventListener("hashchange", function () {
       var index = fromAddress();
-      if (index !== null) show(index, false);
+      if (index === null) return;
+      show(index, false);
+      steps[index].scrollIntoView();  // the browser looked for it while it was still hidden
     });
+    // The stepper sticks to the top of the window: a step scrolled to stops below it (style.css reads the
+    // height as scroll-margin-top), however many lines its buttons wrap to.
+    function measureStepper() {
+      document.documentElement.style.setProperty("--stepper-height", stepper.offsetHeight + "px");
+    }
+    window.addEventListener("resize", measureStepper);
     var start = fromAddress();
     show(start === null ? last : start, false);
     container.classList.add("stepping");
     stepper.hidden = false;
-    if (start !== null) stepper.scrollIntoView();
+    measureStepper();
+    if (start !== null) steps[start].scrollIntoView();
   }
 
   function sortValue(row, column, numeric) {

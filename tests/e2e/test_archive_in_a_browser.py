@@ -148,6 +148,20 @@ def assert_shows(page: Page, record: GameRecord, number: int) -> None:
     assert shown["board"] == page.js(_TEXT_OF_HTML, step.board_html)
 
 
+_UNDER_THE_STEPPER = """
+const bar = document.querySelector('.stepper').getBoundingClientRect();
+const head = document.getElementById(arguments[0] + '-head').getBoundingClientRect();
+return {bar_bottom: bar.bottom, head_top: head.top, gap: head.top - bar.bottom};
+"""
+
+
+def assert_not_under_the_stepper(page: Page, number: int) -> None:
+    """The heading of step ``number``, jumped to, shows below the sticky stepper (issue 35: it was covered)."""
+    found = page.js(_UNDER_THE_STEPPER, f"step-{number}")
+    print(f"step {number} at {page.width} px: its heading {found['gap']:.0f} px below the stepper")
+    assert 0 <= found["gap"] <= 40, found
+
+
 def test_the_index_filters_by_a_player_and_sorts(browser: Browser, archive: Archive, shots: Path) -> None:
     page = browser.open(archive.folder / "index.html", width=DESKTOP_WIDTH)
     visible_games = "return [...document.querySelectorAll('[data-games] tbody tr')].filter(r => !r.hidden)" \
@@ -207,6 +221,10 @@ def test_a_game_steps_through_its_events(browser: Browser, archive: Archive, sho
 
     browser.driver.get(page.js("return location.href.split('#')[0]") + "#step-7")  # a link to one step
     assert_shows(page, record, 7)
+    assert_not_under_the_stepper(page, 7)
+    page.js("location.hash = '#step-12'")  # a link within the page
+    assert_shows(page, record, 12)
+    assert_not_under_the_stepper(page, 12)
     manhattan = archive.records[2]
     page = browser.open(archive.folder / "games" / "2.html", width=PHONE_WIDTH)
     assert_shows(page, manhattan, len(manhattan.steps) - 1)
@@ -214,6 +232,10 @@ def test_a_game_steps_through_its_events(browser: Browser, archive: Archive, sho
     click(browser, "[data-go=next]")
     assert_shows(page, manhattan, 1)
     screenshot(page, shots, "game-2-step-1")
+    browser.driver.get("about:blank")
+    browser.driver.get((archive.folder / "games" / "2.html").resolve().as_uri() + "#step-9")  # opened at a step
+    assert_shows(page, manhattan, 9)
+    assert_not_under_the_stepper(page, 9)  # at 390 px the stepper's buttons take two lines
 
 
 def test_without_javascript_every_step_and_every_game_shows(browser: Browser, archive: Archive) -> None:

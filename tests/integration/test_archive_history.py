@@ -187,7 +187,11 @@ def test_the_words_of_a_finished_game(played: Played) -> None:
             words = steps[event.seq].words
             assert words[0] == f"{names[event.seat]} played: {event.data['command']}"
             for seat, secrets in event.data.get("private", {}).items():  # what one player saw, told after the game
-                assert all(f"only {names[int(seat)]} saw: {secret.strip()}" in words for secret in secrets)
+                name = names[int(seat)]  # of them, for everybody: "Bob drew black 6; only Bob saw it during the game."
+                assert all(line in words for secret in secrets for line in history.seen_alone(name, secret))
+                assert not any(re.search(r"\b(you|your)\b", line, re.IGNORECASE) for line in words), words
+                assert any(line.startswith(f"{name} drew ") and line.endswith(f"; only {name} saw it during the game.")
+                           for line in words), words
     assert any(event.data.get("private") for event in played.games.history(played.finished))
     replaced = "The moderator gave seat 3 to Dee instead of Cy. The moderator says: Cy (Cy) left"  # no address
     assert steps[played.replaced_seq].words == (replaced,)
