@@ -109,15 +109,11 @@ def db_downgrade(
     if not undone:
         out.print(f"The database is already at revision {after or 'none'}.")
         return
-    from rich.table import Table
+    from .tables import Column, people_table
 
     out.print(f"Downgraded the database from {before} to revision {after or 'none (no table of pbem left)'}.")
-    table = Table(title="undone")
-    table.add_column("revision")
-    table.add_column("what it had added")
-    for found in undone:
-        table.add_row(found.revision, found.title)
-    out.print(table)
+    out.print(people_table("undone", (Column("revision", whole=True), Column("what it had added")),
+                           [(found.revision, found.title) for found in undone]))
 
 
 @app.command("status")

@@ -9,8 +9,6 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
 from ..games import names
 from ..limits import MAX_SEED
@@ -19,6 +17,7 @@ from ..services.common.game_info import GameInfo
 from ..store.statuses import GameStatus
 from ..words import plural
 from .context import app_context, fail, out
+from .tables import Column, people_table, wide_option
 
 app = typer.Typer(help="Games: create, inspect, play for a player, fix and archive.", no_args_is_help=True)
 REASON = typer.Option("", "--reason", help="Why, in a few words: the players' mails say it.")
@@ -55,6 +54,10 @@ def _late(info: GameInfo, now: Any) -> float:
 
 def _player(info: GameInfo, email: str) -> str:
     return next((f"{p.name} <{p.email}>" for p in info.players if p.email == email), email)
+
+
+def _player_name(info: GameInfo, email: str) -> str:
+    return next((p.name for p in info.players if p.email == email), email)
 
 
 @app.command("new")
@@ -117,13 +120,17 @@ def game_new(
 def game_list(
     ctx: typer.Context,
     status: Optional[str] = typer.Option(None, "--status", help=f"Only games with this status: {', '.join(GameStatus.ALL)}."),
+    wide: bool = wide_option(),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """List the games with their players, status and who must act.
+    """List the games with their players, status and who must act; --wide adds the scores, the last change
+    and the addresses of who must act.
 
     Example:
 
         pbem game list --status active
+
+        pbem game list --wide
     """
     from datetime import datetime, timezone
 
@@ -143,18 +150,19 @@ def game_list(
             for g in games
         ])
         return
-    table = Table(title="games")
-    for column in ("game", "kind", "status", "players", "to act", "due", "scores", "updated"):
-        table.add_column(column)
+    rows = []
     for g in games:
         late = _late(g, now)
         due = (f"late {format_duration(late)}" if late else
                f"in {format_duration((g.due_at - now).total_seconds())}" if g.due_at else "-")
-        table.add_row(*map(escape, (  # names and addresses are the moderator's text, never Rich markup
-            str(g.id), g.title + (" (back side)" if g.variant == "back-side" else ""), g.status,
-            ", ".join(_names(g)), ", ".join(_player(g, e) for e in g.to_act) or "-", due,
-            " / ".join(str(g.scores[p.email]) for p in g.players), g.updated_at.strftime("%Y-%m-%d %H:%M"))))
-    out.print(table)
+        rows.append((str(g.id), g.title + (" (back side)" if g.variant == "back-side" else ""), g.status,
+                     ", ".join(_names(g)), ", ".join(_player_name(g, e) for e in g.to_act) or "-",
+                     ", ".join(_player(g, e) for e in g.to_act) or "-", due,
+                     " / ".join(str(g.scores[p.email]) for p in g.players), g.updated_at.strftime("%Y-%m-%d %H:%M")))
+    out.print(people_table("games", (
+        Column("game", whole=True, justify="right"), Column("kind"), Column("status"), Column("players"),
+        Column("to act", only="narrow"), Column("to act", only="wide"), Column("due"),
+        Column("scores", only="wide"), Column("updated", only="wide")), rows, wide=wide))
 
 
 @app.command("show")
@@ -259,28 +267,31 @@ def game_play(
 def game_history(
     ctx: typer.Context,
     game: int = typer.Argument(..., help="Game number."),
+    wide: bool = wide_option(),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """Every event of a game: number, time, actor, what was written and where it came from.
+    """Every event of a game: number, time, actor and what was written; --wide adds where it came from.
 
     Example:
 
         pbem game history 3
+
+        pbem game history 3 --wide
     """
     entries = app_context(ctx).reader().history(game)
     if as_json:
         _echo_json([{"seq": e.seq, "time": e.time.isoformat(), "actor": e.actor, "seat": e.seat, "kind": e.kind,
                      "text": e.text, "source": e.source, "data": e.data} for e in entries])
         return
-    table = Table(title=f"game {game}: history")
-    for column in ("#", "time", "actor", "kind", "text", "source"):
-        table.add_column(column)
+    rows = []
     for e in entries:
         text = e.text + {"moderator": " (by the moderator)", "deadline": " (at the deadline)"}.get(e.data.get("by"), "")
         if e.data.get("reason"):
             text += f" (the moderator's reason: {e.data['reason']})"
-        table.add_row(*map(escape, (str(e.seq), e.time.strftime("%Y-%m-%d %H:%M:%S"), e.actor, e.kind, text, e.source)))
-    out.print(table)
+        rows.append((str(e.seq), e.time.strftime("%Y-%m-%d %H:%M:%S"), e.actor, e.kind, text, e.source))
+    out.print(people_table(f"game {game}: history", (
+        Column("#", whole=True, justify="right"), Column("time"), Column("actor"), Column("kind"), Column("text"),
+        Column("source", only="wide")), rows, wide=wide))
 
 
 @app.command("undo")

@@ -7,13 +7,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Optional
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
 from ..limits import MAX_GAME_ID
 from ..store.statuses import OutboxStatus
 from .context import app_context, fail, out
 from .game import service_errors
+from .tables import Column, people_table, wide_option
 
 if TYPE_CHECKING:
     from ..services.mail_out.outbox import OutboxEntry
@@ -53,13 +52,17 @@ def outbox_list(
     game: Optional[int] = typer.Option(None, "--game", help="Only the mails of this game."),
     status: Optional[str] = typer.Option(None, "--status", help=f"Only mails with this status: {', '.join(OutboxStatus.ALL)}."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the newest N mails (still listed oldest first)."),
+    wide: bool = wide_option(),
     as_json: bool = typer.Option(False, "--json", help="Print JSON (without the bodies; see `pbem outbox show`)."),
 ) -> None:
-    """List the mails in the outbox, oldest first: recipient, subject, status and attempts.
+    """List the mails in the outbox, oldest first: recipient, status, attempts and when it was sent; --wide
+    adds the subject and when it was queued.
 
     Example:
 
         pbem outbox list --game 3 --status queued
+
+        pbem outbox list --wide
 
         pbem outbox list --limit 20 --json
     """
@@ -72,19 +75,12 @@ def outbox_list(
     if as_json:
         _echo_json([_summary(e) for e in entries])
         return
-    table = Table(title="outbox")
-    table.add_column("id", justify="right")
-    table.add_column("game", justify="right")
-    table.add_column("recipient", no_wrap=True)
-    table.add_column("subject")
-    table.add_column("status")
-    table.add_column("attempts", justify="right")
-    table.add_column("created")
-    table.add_column("sent")
-    for e in entries:
-        table.add_row(*map(escape, (str(e.id), str(e.game_id) if e.game_id is not None else "-", e.recipient,
-                                    e.subject, e.status, str(e.attempts), _time(e.created_at), _time(e.sent_at))))
-    out.print(table)
+    rows = [(str(e.id), str(e.game_id) if e.game_id is not None else "-", e.recipient, e.subject, e.status,
+             str(e.attempts), _time(e.created_at), _time(e.sent_at)) for e in entries]
+    out.print(people_table("outbox", (
+        Column("id", whole=True, justify="right"), Column("game", whole=True, justify="right"), Column("recipient"),
+        Column("subject", only="wide"), Column("status"), Column("attempts", justify="right"),
+        Column("created", only="wide"), Column("sent")), rows, wide=wide))
 
 
 @app.command("show")

@@ -10,6 +10,7 @@ import typer
 from ..games import get_game, names
 from ..limits import MAX_SEED
 from .context import err, fail, out
+from .tables import Column, people_table
 
 MAX_SIM_GAMES = 1_000_000  # about a day of simulating; more is a typo
 
@@ -36,7 +37,6 @@ def sim(
         pbem sim manhattan --players 2 --games 10
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-    from rich.table import Table
 
     from ..services.offline.simulate import POLICIES, simulate
 
@@ -72,17 +72,10 @@ def sim(
         }
         typer.echo(json.dumps(doc, indent=2))
         return
-    table = Table(title=f"{engine.TITLE}: {games} random game{'s' if games > 1 else ''}, {players} players"
-                  + (", back side" if back_side else ""))
-    table.add_column("game", justify="right")
-    table.add_column("seed", justify="right")
-    table.add_column("winner")
-    table.add_column("scores")
-    table.add_column("commands", justify="right")
-    table.add_column("ended by")
-    for r in results:
-        table.add_row(
-            str(r.game), str(r.seed), ", ".join(f"player {w + 1}" for w in r.winners),
-            " / ".join(map(str, r.scores)), str(r.commands), r.ended_by.replace("_", " "),
-        )
-    out.print(table)
+    title = (f"{engine.TITLE}: {games} random game{'s' if games > 1 else ''}, {players} players"
+             + (", back side" if back_side else ""))
+    rows = [(str(r.game), str(r.seed), ", ".join(f"player {w + 1}" for w in r.winners), " / ".join(map(str, r.scores)),
+             str(r.commands), r.ended_by.replace("_", " ")) for r in results]
+    out.print(people_table(title, (
+        Column("game", whole=True, justify="right"), Column("seed", justify="right"), Column("winner"),
+        Column("scores"), Column("commands", justify="right"), Column("ended by")), rows))

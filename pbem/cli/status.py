@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from .context import app_context, fail, out, say_error
+from .tables import Column, people_table, wide_option
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -22,6 +23,7 @@ def status(
     max_backlog: str = typer.Option("15m", "--max-backlog", help="Unhealthy when the oldest mail waiting in the mailbox (as the worker last saw it), or a passed deadline the worker has not dealt with, is older than this (15m, 1h, ...)."),
     max_outbox_wait: str = typer.Option("15m", "--max-outbox-wait", help="Unhealthy when the oldest mail waiting in the outbox was queued longer ago than this."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document with every figure, `healthy` and `problems`."),
+    wide: bool = wide_option(),
     forget: str = typer.Option("", "--forget", metavar="TOKEN", help="Instead: remove the heartbeat of the worker with this token (shown in the table), one that is not running and will not come back, so that it no longer makes the status unhealthy."),
 ) -> None:
     """Say whether a worker is running and keeping up (exit code 0) or not (1, with why).
@@ -29,7 +31,8 @@ def status(
     What it looks at: each worker's heartbeat (host, pid, long-running or --once, its state), the mailbox as a
     worker last saw it, the outbox, the deadlines passed and the schema; one line for each problem. A
     long-running worker that stopped beating without being stopped is a problem, whatever --once runs do
-    meanwhile, until it is started again on its host or forgotten (--forget).
+    meanwhile, until it is started again on its host or forgotten (--forget). The table of workers gives
+    each one's host, pid, kind, state, last beat and token; --wide adds how often it beats and when it started.
 
     It reads the database only and never connects to the mail servers, so monitoring, a systemd timer or
     Docker's HEALTHCHECK may run it as often as they like.
@@ -39,6 +42,8 @@ def status(
         pbem status
 
         pbem status --json
+
+        pbem status --wide
 
         pbem status --max-backlog 30m --max-outbox-wait 1h
 
@@ -72,7 +77,7 @@ def status(
     if as_json:
         typer.echo(json.dumps(found.to_dict(), indent=2))
     else:
-        _show(found, context.where)
+        _show(found, context.where, wide)
     if not found.healthy:
         raise typer.Exit(code=1)
 
@@ -96,7 +101,7 @@ def _forget(context: AppContext, engine: Engine, token: str, as_json: bool) -> N
                   soft_wrap=True)
 
 
-def _show(found: Status, where: str) -> None:
+def _show(found: Status, where: str, wide: bool) -> None:
     from rich.markup import escape
     from rich.table import Table
 
@@ -115,7 +120,7 @@ def _show(found: Status, where: str) -> None:
     schema = found.schema
     figures = Table(show_header=False, box=None, padding=(0, 2, 0, 0))
     figures.add_column(style="bold")
-    figures.add_column()
+    figures.add_column(overflow="fold")  # a URL or a host longer than the line goes on, never cut
     figures.add_row("database", escape(where))
     figures.add_row("schema", escape(f"{schema.revision or 'none'}" + (" (current)" if schema.current else
                                                                        f" (pbem needs {schema.head})")))
@@ -151,15 +156,16 @@ def _show(found: Status, where: str) -> None:
                         f"{d.oldest_game}, due {since(d.oldest_due)}), {d.unhandled} not yet dealt with by the worker")
     out.print(figures)
     if workers:
-        table = Table(title="workers")
-        for name in ("host", "pid", "kind", "state", "last beat", "every", "started", "token"):
-            table.add_column(name, justify="right" if name == "pid" else "left")
+        rows = []
         for w in workers:
             state = w.state if w.state == "running" else f"{w.state}: {w.why}"
             if w.trouble and w.state != "stopped":  # (a stopped worker's why says it)
                 state += f"; {w.trouble}"
             if w.problem:  # the one to look at, among many rows
                 state = f"{state} (a problem)"
-            table.add_row(*map(escape, (w.host, str(w.pid), w.kind, state, since(w.beat_at), every(w.interval),
-                                        w.started_at.strftime("%Y-%m-%d %H:%M UTC"), w.token)))
-        out.print(table)
+            rows.append((w.host, str(w.pid), w.kind, state, since(w.beat_at), every(w.interval),
+                         w.started_at.strftime("%Y-%m-%d %H:%M UTC"), w.token))
+        out.print(people_table("workers", (
+            Column("host"), Column("pid", whole=True, justify="right"), Column("kind", whole=True), Column("state"),
+            Column("last beat"), Column("every", only="wide"), Column("started", only="wide"),
+            Column("token", whole=True)), rows, wide=wide))  # the token whole: `pbem status --forget TOKEN`
