@@ -16,7 +16,8 @@ from pbem.mail.message import sender
 from pbem.mail.text import MAX_TEXT_LINES
 from pbem.mail.text import read_message
 from pbem.services.table.service import GameService
-from pbem.services.mail_in.mail_commands import MAX_COMMANDS, MAX_LISTED, MailCommands
+from pbem.services.mail_in.mail_commands import MAX_COMMANDS, MailCommands
+from pbem.services.mail_in.reply import MAX_LISTED
 from pbem.store.db import make_engine
 from pbem.services.mail_in.refusals import RefusalDigest
 from pbem.store.models import Event, Game, InboundMail, OutboxMail, Snapshot

@@ -14,7 +14,8 @@ from sqlmodel import Session, select
 from pbem.adapters.outbox_sender import build_message
 from pbem.render.text import SAID
 from pbem.services.table.service import GameService
-from pbem.services.mail_in.mail_commands import SETTINGS_AN_HOUR, MailCommands
+from pbem.services.mail_in.applying import SETTINGS_AN_HOUR
+from pbem.services.mail_in.mail_commands import MailCommands
 from pbem.services.mail_out.moderator_mail import MODERATOR_MAILS_AN_HOUR, release
 from pbem.services.table.table_talk import MAX_TALK, TALK_AN_HOUR
 from pbem.store.models import Event, InboundMail, OutboxMail, OutboxStatus

@@ -16,7 +16,8 @@ from ...mail.message import automatic_reason, message_id, sender, subject
 from ...mail.text import extract_text, read_message
 from ..table.service import GameService
 from ..common.ledger import MailLedger
-from .mail_commands import CHANGES, MailCommands, MailReport
+from .mail_commands import CHANGES, MailCommands
+from .report import MailReport
 from .refusals import REFUSED
 from ..table.robot_names import is_robot_address
 

@@ -1,0 +1,118 @@
+"""Finding what a player's mail is for: the game (a line 'game 12', the subject's tag, the mail of ours it
+answers, the sender's only game), the sender's seat in it, the seat's secret word, and the decision answered.
+A mail that cannot be placed gets its refusal here."""
+
+from __future__ import annotations
+
+import hmac
+from email.message import EmailMessage
+
+from ...games import get_game
+from ...mail.message import decision, game_tag, references
+from ..common.errors import GameNotFound
+from ..common.game_info import GameInfo
+from ..common.ledger import AskedDecision, MailLedger
+from ..mail_out.notices import with_names
+from ..table.service import GameService
+from .report import MailReport
+from .reply import Replies, wrap
+
+
+class GameFinder:
+    """Places mail among the games of ``games``, looking up our past mails in ``ledger``."""
+
+    def __init__(self, games: GameService, ledger: MailLedger, replies: Replies) -> None:
+        self.games = games
+        self.ledger = ledger
+        self.replies = replies
+
+    def game(self, msg: EmailMessage, report: MailReport, named: int | None) -> GameInfo | None:
+        """The game the mail is for, loaded; None after replying that it cannot be told."""
+        candidates = (
+            ("game line", lambda: named),
+            ("subject", lambda: game_tag(report.subject)),
+            ("reply to our mail", lambda: self.ledger.game_of_messages(references(msg))),
+        )
+        for how, find in candidates:  # in this order, looking no further than needed
+            game_id = find()
+            if game_id is None:
+                continue
+            try:
+                info = self.games.get(game_id)
+            except GameNotFound:
+                report.outcome = "unknown-game"
+                self.replies.reply(report, [wrap(f"There is no game {game_id}.")] + self.replies.your_games(report))
+                return None
+            report.matched_by = how
+            return info
+        active = [g for g in self.games.games_of(report.sender or "") if g[2] in ("active", "paused")]
+        if len(active) == 1:
+            report.matched_by = "only active game"
+            return self.games.get(active[0][0])
+        report.outcome = "unknown-game"
+        why = "You play in several games, and your mail does not say which one." if active else \
+            "We could not tell which game your mail is for."
+        self.replies.reply(report, [wrap(why)] + self.replies.your_games(report))
+        return None
+
+    def seat(self, msg: EmailMessage, report: MailReport, info: GameInfo) -> bool:
+        """Whether the sender plays in the game (``report.seat`` set); else the mail is refused, saying why."""
+        try:
+            report.seat = next(p.seat for p in info.players if p.email == report.sender)
+            return True
+        except StopIteration:
+            pass
+        game_id = info.id
+        claimed = [to for gid, to in self.ledger.recipients_of(references(msg))
+                   if gid == game_id and to in {p.email for p in info.players}]
+        if claimed:
+            # An answer to a mail we sent to one seat, from another address: never applied. The seat's own
+            # address hears of it in its next digest of refused mail, with the moderator (services.mail_in.refusals).
+            owner = claimed[0]
+            report.outcome = "impersonation"
+            report.seat_email = owner
+            self.replies.reply(report, [wrap(
+                f"A mail answering our mail to {owner} in game {game_id} came from another address, "
+                f"{report.sender}. It was not applied: only mail from {owner} plays that seat; {owner} and the "
+                "moderator hear of it.")])
+            return False
+        report.outcome = "not-a-player"
+        self.replies.reply(report, [wrap(f"You ({report.sender}) do not play in game {game_id}.")]
+                           + self.replies.your_games(report))
+        return False
+
+    def proven(self, report: MailReport, info: GameInfo, given: list[str]) -> bool:
+        """Whether the mail has its seat's secret word among ``given``, when the game asks for one; else it is
+        refused, saying why."""
+        secret = next(p.secret for p in info.players if p.seat == report.seat)
+        if not secret or any(hmac.compare_digest(word.lower().encode(), secret.encode()) for word in given):
+            return True
+        # The From line is easy to forge; the word is not. The seat's own address hears of it in its next
+        # digest of refused mail, never once a forged mail (services.mail_in.refusals).
+        report.outcome = "wrong-secret" if given else "no-secret"
+        report.seat_email = report.sender or ""
+        why = "did not have the right one" if given else "did not have it"
+        self.replies.reply(report, [wrap(
+            f"Game {info.id} asks for the seat's secret word in every mail, and this mail {why}, so nothing in "
+            "it was applied or answered.")])
+        return False
+
+    def answered(self, msg: EmailMessage, report: MailReport, info: GameInfo) -> AskedDecision | None:
+        """The decision the mail answers: the one our mail it replies to asked for, else the one a tag in its
+        subject or quoted text names. A reply to a mail of ours that asked for nothing (or to another game's
+        mail) answers none: its quoted text is that other mail's, not a decision of this game."""
+        key, words = get_game(info.kind).decision_context(info.state)
+        report.open_now = with_names(info, words)
+        replied = self.ledger.asked_in_reply(references(msg))
+        if replied is not None:
+            answered = replied if replied.game_id == info.id and replied.number is not None else None
+        else:
+            number = decision(report.subject, report.text.body)
+            answered = None if number is None else self.ledger.asked(info.id, number) or AskedDecision(info.id, number)
+        if answered is not None:
+            report.decision = answered.number
+            report.answered = answered.words or f"decision {answered.number}"
+        return answered
+
+
+__all__ = ["GameFinder"]
