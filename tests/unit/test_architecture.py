@@ -25,10 +25,11 @@ def test_every_import_keeps_the_contracts(capsys: pytest.CaptureFixture[str]) ->
 
 def test_the_layers_name_every_package_of_pbem() -> None:
     """A new package of pbem (or of pbem.services) takes its place in the layers, or nothing checks its imports."""
-    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
-    layers = next(contract for contract in contracts if contract["type"] == "layers")["layers"]
+    tool = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]
+    layers = next(contract for contract in tool["importlinter"]["contracts"] if contract["type"] == "layers")["layers"]
     named = {name.strip() for layer in layers for name in layer.split("|")}
     packages = {f"pbem.{path.parent.name}" for path in (ROOT / "pbem").glob("*/__init__.py")}
     packages |= {f"pbem.services.{path.parent.name}" for path in (ROOT / "pbem" / "services").glob("*/__init__.py")}
     packages -= {"pbem.services"}  # the folder of the service packages, each of which is a layer
+    packages -= set(tool["setuptools"]["package-dir"])  # templates/, migrations/, docs/: shipped inside pbem, not its code
     assert packages <= named, f"not in any layer: {sorted(packages - named)}"
