@@ -20,6 +20,10 @@ moderator's two switches, which raise the archive's generation.
 A game is replayed the way the game service stores it: from the snapshot of its start (event 1), each command
 event applied in turn, and an undo (or any other event that stored a snapshot of its own) read from its
 snapshot. A game rebuilt by an import has one snapshot, its last: it is replayed from its seed.
+
+Why one module of some 710 lines: the summaries, a game's record and the players' keys read the same rows with
+the same privacy rules (hidden names, keyed keys, what only one player saw), which are easiest to keep in step
+in one place; the records they fill are in ``records``, the pages in ``site``.
 """
 
 from __future__ import annotations

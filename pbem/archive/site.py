@@ -27,6 +27,10 @@ drawn (``_fingerprint``), or with ``full``.
 
 Every change the site shows is a new event or a switch of the moderator (``history.mark``): a build that finds
 the mark it left in ``mark.json`` reads nothing else, whatever the number of games.
+
+Why one module of some 640 lines: the pages, the files beside them and the bookkeeping that lets a build write
+only what changed are one job; what the pages show comes from ``history`` and ``records``, their look from
+``templates/archive/``.
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """`pbem game ...`: the moderator's commands. Each one wraps one service call; a command that changed a game
-then sends the mail it queued (``AppContext.send_now``), so the players have it at once."""
+then sends the mail it queued (``AppContext.send_now``), so the players have it at once.
+
+Why one module of some 540 lines: it is the one Typer group of `pbem game`, sixteen commands of a dozen or more
+lines each (their options and help text), and every command is a thin wrapper; its helpers are in ``context``."""
 
 from __future__ import annotations
 

@@ -16,6 +16,10 @@ command.
 
 Not to be confused with the rule-bound robot bidder of the 2-player game (Alea, ``state.robot``), which is
 part of the rules.
+
+Why one module of this length: like the rules engine beside it, an exception the house plan allows
+(docs/architecture.md): the quick player and the searching one share the same reading of a view and the same
+valuation of Fifth Avenue positions, and are tuned together against each other.
 """
 
 from __future__ import annotations

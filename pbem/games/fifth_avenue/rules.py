@@ -8,6 +8,10 @@ Flow: ``apply_action`` checks a command completely before it changes anything,
 applies it, then ``_advance`` resolves every step that needs no decision
 (drawing cards for action D, the robot's bid, the end of an auction, a build
 with a single choice, the next turn) until somebody must decide again.
+
+Why one module of this length: the rules engine is the exception the house plan allows (docs/architecture.md):
+every rule of Fifth Avenue reads and changes the same state, and a turn is followed best by reading its rules in one
+place, in the order the rulebook gives them.
 """
 
 from __future__ import annotations

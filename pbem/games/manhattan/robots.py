@@ -26,6 +26,10 @@ state: it cannot see another player's hand or the deck's order (docs/rules.md M1
   last round; there the position is valued by the heuristic's evaluation, plus WIN for a won game. All
   candidates are played on the same samples (common random numbers) and halved by their average value
   until one is left (sequential halving).
+
+Why one module of this length: like the rules engine beside it, an exception the house plan allows
+(docs/architecture.md): the quick player and the searching one share the same reading of a view and the same
+valuation of Manhattan positions, and are tuned together against each other.
 """
 
 from __future__ import annotations

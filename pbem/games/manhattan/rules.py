@@ -10,6 +10,10 @@ applies it, then ``_advance`` resolves every step that needs no decision (a
 choice of parts that has only one option, a card play or pass that is the
 builder's only legal command, the round's scoring, the next round, the end)
 until somebody must decide again.
+
+Why one module of this length: the rules engine is the exception the house plan allows (docs/architecture.md):
+every rule of Manhattan reads and changes the same state, and a turn is followed best by reading its rules in one
+place, in the order the rulebook gives them.
 """
 
 from __future__ import annotations

@@ -23,6 +23,11 @@ asks for a decision records it (``OutboxMail.decision``) and says it in an
 The functions are pure: they return outbox rows, and the service that calls
 them stores them and moves each mailed player's ``told_seq`` on
 (``mailed_seats``).
+
+Why one module of some 540 lines: each case is a short function over the same
+few builders (the subject, the thread, the first line, the reader's view), and
+a reader of one case needs those beside it; the what-happened text is in
+``chronicle``, the help in ``help_text``, the choice of mails in ``delivery``.
 """
 
 from __future__ import annotations

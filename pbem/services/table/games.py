@@ -23,6 +23,11 @@ Every change runs in one unit of work: the game row is locked, the state is
 loaded (latest snapshot plus the commands after it), the change is checked and
 applied, and the new events, the snapshot and the outbox mails are committed
 together, or nothing is written at all and a typed error comes back.
+
+Why one module of some 590 lines: every change is a method of one class and
+shares its locking, loading and posting (``_locked``, ``_load``, ``post``,
+``told``); the jobs that only call it (absences, export and import, robot
+seats, talk) are modules of their own already.
 """
 
 from __future__ import annotations
