@@ -26,6 +26,10 @@ The picture is public: it draws nothing that differs between the views of two
 seats (no hand, no "you"), so every player of a position gets the same bytes.
 ``layout(back_side)`` gives the geometry (places, plots, where a plot's color
 and a skyscraper's color show), which tests read instead of pixel numbers.
+
+Why one module of some 560 lines: the picture is drawn in one pass over one layout, each piece a short
+function placed by the same geometry, and its alt text must say what those pieces show; the drawing tools
+are in ``canvas`` and the colors in ``palette``.
 """
 
 from __future__ import annotations
