@@ -11,6 +11,7 @@ and does no I/O besides loading templates.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import textwrap
@@ -343,13 +344,15 @@ def fit(text: Any, width: int) -> str:
 
 def wrap(text: Any, width: int = WIDTH, indent: str = "", hang: str | None = None) -> str:
     """Fill ``text`` to ``width`` columns; ``hang`` indents the lines after the first."""
-    return textwrap.fill(
-        str(text),
-        width=width,
-        initial_indent=indent,
-        subsequent_indent=indent if hang is None else hang,
-        break_on_hyphens=False,
-    )
+    return _filled(str(text), width, indent, indent if hang is None else hang)
+
+
+@functools.lru_cache(maxsize=8192)
+def _filled(text: str, width: int, indent: str, hang: str) -> str:
+    # One change of a game mails every player the same sentences, and each mail repeats what happened since
+    # that player's last one: the same few hundred lines are filled again and again (a sixth of the CPU of a
+    # game's mails went to textwrap before this cache).
+    return textwrap.fill(text, width=width, initial_indent=indent, subsequent_indent=hang, break_on_hyphens=False)
 
 
 SAID = " | "  # between a speaker's name and each line of their words: no line of pbem's own starts so
