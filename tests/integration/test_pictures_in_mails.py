@@ -127,3 +127,30 @@ def test_the_sender_draws_a_position_once_for_all_its_readers(db_engine) -> None
     info = pictures._drawn.cache_info()
     assert (info.misses, info.hits) == (1, 2)
 
+
+
+def test_a_manhattan_mail_marks_the_city_of_the_newest_build(db_engine) -> None:
+    """The mails after a build mark its city in the picture (render.pictures.manhattan draws the mark), and the
+    mark is part of what the picture is drawn from, so the drawing differs from an unmarked one."""
+    games = GameService(db_engine, mail_domain="example.test")
+    game_id = games.create_game("manhattan", PLAYERS, seed=9)
+    assert "mark" not in newest(db_engine, "ann@example.test").picture  # nothing built yet
+    while True:
+        info = games.get(game_id)
+        seat = info.state.current_player()
+        legal = info.state.legal_commands()
+        command = next((c for c in legal if c.startswith("play ")), legal[0])
+        with Session(db_engine) as s:
+            before = max(mail.id for mail in s.exec(select(OutboxMail)).all())
+        games.submit(game_id, PLAYERS[seat][1], command)
+        if command.startswith("play "):
+            break
+    city = command.split()[2]
+    with Session(db_engine) as s:
+        mailed = [mail for mail in s.exec(select(OutboxMail).where(OutboxMail.id > before)).all()
+                  if mail.picture is not None]
+    assert mailed
+    assert {mail.picture.get("mark") for mail in mailed} == {city}
+    marked = next(mail.picture for mail in mailed if mail.picture is not None)
+    unmarked = {key: value for key, value in marked.items() if key != "mark"}
+    assert pictures.picture(marked)[1] != pictures.picture(unmarked)[1]

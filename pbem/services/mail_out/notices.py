@@ -57,7 +57,7 @@ TALK_PREVIEW = 72  # characters of a talk mail's first line: who speaks and the 
 
 __all__ = [
     "FIRST_SCREEN", "absence_announced", "asks", "board_again", "commands_applied", "commands_named",
-    "daily", "decision_number", "describe", "digest", "game_started", "game_subject",
+    "daily", "decision_number", "describe", "last_built_city", "digest", "game_started", "game_subject",
     "late_notice", "mailed_seats", "moderator_change", "named", "plain_mail", "player_label", "reminder",
     "seat_given_away", "sender_name", "subject_tag", "talk", "thread_root", "to_moderator", "told_everybody",
     "undo_words", "with_names",
@@ -117,6 +117,16 @@ def told_everybody(info: GameInfo, events: list[dict[str, Any]], turn_before: tu
     engine = get_game(info.kind)
     return (info.state.is_terminal() or engine.turn_owner(info.state) != turn_before or by is not None
             or any(e["kind"] in engine.PUBLIC_EVENTS for e in events))
+
+
+def last_built_city(info: GameInfo) -> str | None:
+    """The city of the newest ``built`` event among the events a change's mails tell of: what a Manhattan
+    mail's picture marks (None when nothing was built, and always in Fifth Avenue, whose view has its mark)."""
+    for row in reversed(info.recent):
+        for event in reversed((row.data or {}).get("events", [])):
+            if event.get("kind") == "built" and event.get("city"):
+                return str(event["city"])
+    return None
 
 
 def _short_due(due: datetime) -> str:
@@ -230,7 +240,7 @@ class Mailer:
             # what the HTML part draws its own board from (the text board above is for the text part)
             "kind": info.kind, "view": view, "players": names, "reader": seat,
         }
-        drawn = pictures.recipe(info.kind, view, names) if player.pictures else None
+        drawn = pictures.recipe(info.kind, view, names, mark=last_built_city(info)) if player.pictures else None
         if drawn is not None:  # the sender draws it, once for every mail of the position that shows the same
             context["picture"] = {"cid": pictures.content_id(drawn), "alt": pictures.alt_text(drawn),
                                   "width": pictures.WIDTH, "height": None}
