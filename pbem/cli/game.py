@@ -347,7 +347,8 @@ def game_replace_player(
         pbem game replace-player 3 cy@example.org robot --reason "Cy dropped out"
     """
     context = app_context(ctx)
-    player = context.service(sends_mail=True).replace_player(game, old_email, new_email, name, reason=reason)
+    player = context.service(sends_mail=True).replace_player(game, old_email, new_email, name, reason=reason,
+                                                             moderator=context.config.moderator)
     context.send_now(game)
     typer.echo(f"Seat {player.seat + 1} of game {game} is now {player.name} <{player.email}>.")
 

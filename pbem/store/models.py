@@ -84,6 +84,9 @@ class Game(SQLModel, table=True):
     pictures: str = _string(WORD, default="on", sa_column_kwargs={"server_default": "on"})
     # Whether the archive's web site shows the game ("yes" or "no": the moderator left it out; pbem.archive).
     archive: str = _string(WORD, default="yes", sa_column_kwargs={"server_default": "yes"})
+    # The subject of every mail of the game, set when it is created and never changed (a replaced seat keeps
+    # the thread; services.mail_out.notices.game_subject).
+    subject: str = _string(SUBJECT, default="", sa_column_kwargs={"server_default": ""})
     created_at: datetime = _when(nullable=False)
     updated_at: datetime = _when(nullable=False)
     # A robot seat must decide now (kept by ``deadlines.open_clock`` at every change, services.table.robot_seats): the

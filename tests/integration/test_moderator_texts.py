@@ -92,13 +92,19 @@ def test_an_undo_that_puts_commands_back_says_so(service, db_engine) -> None:
 def test_a_replaced_player_is_told_at_the_old_address(service, db_engine) -> None:
     game_id = service.create_game("fifth-avenue", PLAYERS, seed=4)
     before = last_mail_id(db_engine)
-    service.replace_player(game_id, "bob@example.org", "dora@example.org", "Dora", reason="Bob moved abroad")
+    first = mails(db_engine, 0)[0]
+    service.replace_player(game_id, "bob@example.org", "dora@example.org", "Dora", reason="Bob moved abroad",
+                           moderator="mod@example.org")
     sent = mails(db_engine, before)
     to_bob = [m for m in sent if m.recipient == "bob@example.org"]
     assert len(to_bob) == 1
     (told,) = to_bob
     said = " ".join(told.text_body.split())
-    assert told.subject == f"[Fifth Avenue #{game_id}] Ann, Dora, Cy"  # the game's one subject
+    # The game's one subject, set when it was created, and its thread: every mail of the change is in it.
+    assert {m.subject for m in sent} == {first.subject} == {f"[Fifth Avenue #{game_id}] Ann, Bob, Cy"}
+    assert {m.headers["References"] for m in sent} == {first.headers["References"]}
+    assert told.headers["In-Reply-To"] == first.headers["References"]
+    assert "write to the moderator, mod@example.org." in said
     assert f"you no longer play in Fifth Avenue #{game_id}" in said
     assert "gave your seat (seat 2) to Dora" in said and "The moderator says: Bob moved abroad" in said
     assert "dora@example.org" not in said  # the new player's address is not the old player's business

@@ -46,6 +46,7 @@ class GameInfo:
     due_at: datetime | None = None  # when the decision now due must be made (set where it is known)
     delivery: str = "turns"  # the game's choice of mails for players who made none
     pictures: str = "on"  # the game's choice of pictures for players who made none
+    subject: str = ""  # the subject of every mail of the game, as stored when it was created
     page: str = ""  # the address of the game's page in the archive's web site, when it has one ([archive] url)
     # The game's events after the earliest its players were last told of (services.mail_out.chronicle): set by the
     # service before it makes mails, whose "since your last mail" they fill.

@@ -41,7 +41,7 @@ from ...games import get_game
 from ...render.mail import html_part, render_notice
 from ...render.pictures import mail as pictures
 from ...render.text import said_lines, wrap
-from ...store.models import OutboxMail
+from ...store.models import SUBJECT, OutboxMail
 from ...store.statuses import OutboxStatus
 from ...timespans import format_duration, format_moment
 from ...words import listing, plural
@@ -57,7 +57,8 @@ TALK_PREVIEW = 72  # characters of a talk mail's first line: who speaks and the 
 
 __all__ = [
     "FIRST_SCREEN", "absence_announced", "asks", "board_again", "commands_applied", "commands_named",
-    "daily", "decision_number", "describe", "last_built_city", "digest", "game_started", "game_subject",
+    "daily", "decision_number", "describe", "digest", "first_subject", "game_started", "game_subject",
+    "last_built_city",
     "late_notice", "mailed_seats", "moderator_change", "named", "plain_mail", "player_label", "reminder",
     "seat_given_away", "sender_name", "subject_tag", "talk", "thread_root", "to_moderator", "told_everybody",
     "undo_words", "with_names",
@@ -84,9 +85,17 @@ def subject_tag(info: GameInfo) -> str:
     return f"[{info.title} #{info.id}]"
 
 
+def first_subject(title: str, game_id: int, names: list[str]) -> str:
+    """A new game's subject, "[Fifth Avenue #12] Ann, Bob, Cy": its tag and its players (``names`` in seat
+    order) when it was created; stored with the game (``Game.subject``) and never made anew."""
+    return (f"[{title} #{game_id}] " + ", ".join(names))[:SUBJECT]
+
+
 def game_subject(info: GameInfo) -> str:
-    """The one subject of every mail of a game: its tag and its players."""
-    return f"{subject_tag(info)} " + ", ".join(p.name for p in sorted(info.players, key=lambda p: p.seat))
+    """The one subject of every mail of a game, as stored when it was created: a seat given to somebody else
+    keeps the game's thread in clients that thread by subject."""
+    return info.subject or first_subject(info.title, info.id, [p.name for p in sorted(info.players,
+                                                                                      key=lambda p: p.seat)])
 
 
 def sender_name(info: GameInfo) -> str:
@@ -491,9 +500,10 @@ def daily(info: GameInfo, seat: int, msgid: MakeMsgid, now: datetime, domain: st
 
 
 def seat_given_away(info: GameInfo, seat: int, old_name: str, old_email: str, msgid: MakeMsgid, now: datetime,
-                    reason: str = "") -> OutboxMail:
+                    reason: str = "", *, domain: str = "pbem.invalid", moderator: str = "") -> OutboxMail:
     """The player the moderator replaced is told, at their old address, that they no longer play: which game,
-    who plays their seat now, and the moderator's reason. A plain mail: the board is no longer theirs to see."""
+    who plays their seat now, the moderator's reason and address. A plain mail in the game's thread (under its
+    one subject): the board is no longer theirs to see."""
     new = player_label(info, seat)
     lines = [
         f"Hello {old_name},",
@@ -504,10 +514,13 @@ def seat_given_away(info: GameInfo, seat: int, old_name: str, old_email: str, ms
     ]
     if reason:
         lines += [f"The moderator says: {reason}", ""]
-    lines += ["Mails you send to this game are no longer read as moves, and you get no more of its mails. If "
-              "this is a mistake, write to the moderator.", "", "The players now: "
+    write = f"write to the moderator, {moderator}." if moderator else "write to the moderator."
+    lines += [f"Mails you send to this game are no longer read as moves, and you get no more of its mails. If "
+              f"this is a mistake, {write}", "", "The players now: "
               + ", ".join(p.name for p in sorted(info.players, key=lambda p: p.seat)) + "."]
-    return plain_mail(old_email, game_subject(info), lines, msgid, now, game_id=info.id, tagged=False)
+    root = thread_root(info, domain)
+    return plain_mail(old_email, game_subject(info), lines, msgid, now, game_id=info.id, tagged=False,
+                      headers={"In-Reply-To": root, "References": root, "From-Name": sender_name(info)})
 
 
 def to_moderator(moderator: str, subject: str, lines: list[str], msgid: MakeMsgid, now: datetime, *,

@@ -29,8 +29,8 @@ _LATEST = ("SELECT snapshots.game_id, max(snapshots.seq) AS seq FROM snapshots "
            "JOIN games ON games.id = snapshots.game_id{where} GROUP BY snapshots.game_id")
 # Each query with its typed columns; {where} keeps the games listed (the same in every query).
 _QUERIES: dict[str, tuple[str, dict[str, Any]]] = {
-    "games": ("SELECT id, kind, variant, seed, status, settings, timing, delivery, pictures, archive, created_at, "
-              "updated_at FROM games{where} ORDER BY id",
+    "games": ("SELECT id, kind, variant, seed, status, settings, timing, delivery, pictures, archive, subject, "
+              "created_at, updated_at FROM games{where} ORDER BY id",
               {"settings": JSON, "timing": JSON, "created_at": _WHEN, "updated_at": _WHEN}),
     "seats": ("SELECT seats.game_id, seats.seat, seats.name, seats.email, seats.secret, seats.delivery, "
               "seats.told_seq, seats.pictures, seats.robot FROM seats JOIN games ON games.id = seats.game_id{where} "
@@ -93,5 +93,6 @@ def info_of(game: Any, seats: list[Any], state: Any, last_seq: int, archive: Arc
                             (x.pictures or game.pictures) == "on", x.robot) for x in seats],
         created_at=aware(game.created_at), updated_at=aware(game.updated_at), state=state, last_seq=last_seq,
         timing=Timing.from_dict(game.timing), delivery=game.delivery, pictures=game.pictures,
+        subject=game.subject,
         page=archive.game_url(game.id) if archive is not None and game.archive != "no" else "",
     )

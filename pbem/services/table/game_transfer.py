@@ -32,7 +32,7 @@ from sqlmodel import select
 from ...store.models import Event, Game, GameStatus, Seat, Snapshot, limit_of
 from ...store.uow import UnitOfWork
 from ..common import deadlines
-from ..mail_out import delivery
+from ..mail_out import delivery, notices
 from .archive_settings import ARCHIVE
 from ..mail_out.chronicle import public_events
 from ...limits import MAX_SEED, MIN_SEED
@@ -422,6 +422,9 @@ def import_game(games: GameChanges, doc: Any) -> int:
         s.add_all(Seat(game_id=game.id, seat=p["seat"], name=p["name"], email=p["email"], secret=p["secret"],
                        delivery=p["delivery"], pictures=p["pictures"], told_seq=p["told_seq"], robot=p["robot"])
                   for p in checked.players)
+        # Under its new number the game is a new thread: a subject of its own, from the names as they are now.
+        game.subject = notices.first_subject(get_game(checked.kind).TITLE, game.id,
+                                             [p["name"] for p in sorted(checked.players, key=lambda p: p["seat"])])
         for e in checked.events:
             s.add(Event(game_id=game.id, seq=e["seq"], actor=e["actor"], seat=e["seat"], kind=e["kind"],
                         text=e["text"], source=e["source"], data=e["data"], created_at=e["time"]))

@@ -209,6 +209,8 @@ class GameChanges(GameReader):
                         data={"seed": seed, "settings": options}, created_at=now))
             s.add(Snapshot(game_id=game.id, seq=1, state=state.to_json(), created_at=now))
             info = self._info(game, seats, state, 1)
+            game.subject = info.subject = notices.first_subject(info.title, game.id, [name for name, _ in players])
+            s.add(game)
             deadlines.open_clock(s, game, info, now)
             self.post(s, info, lambda info: notices.game_started(info, self.new_message_id, now, self.mail_domain,
                                                                   guide=first_mail_help(info)))
@@ -364,9 +366,10 @@ class GameChanges(GameReader):
             return target, undone
 
     def replace_player(self, game_id: int, old_email: str, new_email: str, name: str | None = None,
-                       reason: str = "") -> PlayerInfo:
+                       reason: str = "", *, moderator: str = "") -> PlayerInfo:
         """Give a seat to another player (hand, score and everything else stay the seat's), or to a robot when
-        ``new_email`` names one ("robot", "robot:strong")."""
+        ``new_email`` names one ("robot", "robot:strong"). The player who leaves is told so, with the address
+        of the ``moderator`` to write to."""
         robot = robot_kind(new_email) or ""
         new_email = new_email if robot else checked_address(new_email)
         name = checked_name(name) if name else None
@@ -405,7 +408,8 @@ class GameChanges(GameReader):
             if not info.over and info.state.current_player() == seat.seat:
                 deadlines.open_clock(s, game, info, now)  # the new player gets the whole time for the decision
             self.post(s, info, lambda info: notices.moderator_change(info, self.new_message_id, now, self.mail_domain))
-            s.add(notices.seat_given_away(info, seat.seat, old[0], old[1], self.new_message_id, now, reason=reason))
+            s.add(notices.seat_given_away(info, seat.seat, old[0], old[1], self.new_message_id, now, reason=reason,
+                                          domain=self.mail_domain, moderator=moderator))
             uow.commit()
             return PlayerInfo(seat.seat, seat.name, seat.email, seat.secret, robot=seat.robot)
 
