@@ -476,3 +476,29 @@ def test_every_mail_with_a_board_carries_its_picture(browser: Browser, games: di
     firsts = {id(game): next(c for c in game.chosen if carries_the_board(c)) for game in games.values()}
     problems += [problem for c in firsts.values() for problem in blocked_problems(browser, c)]
     assert not problems, f"{len(problems)} problems in {len(chosen)} mails:\n" + "\n".join(problems)
+
+
+# --------------------------------------------------------------------------- a client that drops <style>
+
+
+def test_each_mail_reads_with_its_style_sheet_dropped(browser: Browser, games: dict[str, Played]) -> None:
+    """The style sheet is one <style> block (issue 35, point 5), which a client (an old Outlook, a webmail's
+    forward) may drop: without it every mail still fits a phone, its decision is in bold, its commands and
+    every colour's name are there."""
+    problems = []
+    for chosen in (c for game in games.values() for c in game.chosen):
+        html, problems_here = sent_html(chosen)
+        if html is None:
+            problems += problems_here
+            continue
+        bare = re.sub(r"<style>.*?</style>", "", html, flags=re.S)
+        assert "<style" not in bare
+        page = browser.open(bare, width=PHONE_WIDTH)
+        if page.document_width > page.viewport_width:
+            problems.append(f"{chosen}: without its style sheet {page.document_width} px wide at {PHONE_WIDTH}")
+        if chosen.mail.decision is not None and page.js(_IN_BOLD, decision_sentence(chosen.mail)) != 1:
+            problems.append(f"{chosen}: without its style sheet the decision is not in bold")
+        if chosen.mail.decision is not None and page.count("ul.commands code") != len(
+                asked_commands(chosen.mail.text_body)) and page.count("ul.commands code") == 0:
+            problems.append(f"{chosen}: without its style sheet no commands")
+    assert not problems, "\n".join(problems)
