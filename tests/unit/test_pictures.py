@@ -397,7 +397,8 @@ def test_each_games_palette_keeps_the_named_colors_first(kind, module):
                                                     ("manhattan", 4, False)])
 def test_the_png_is_true_to_the_drawing(kind, players, back_side, monkeypatch):
     """The fixed palette keeps every pixel close to the color drawn there (letters and edges included): no
-    pixel more than 24 off in any channel, on average well under 1."""
+    pixel more than 40 off in any channel (letters' blends in quarters, edges' in halves since issue 35: at most
+    an eighth of black on white, 32, and Pillow's 4 x 4 x 4 blocks), on average well under 1."""
     from pbem.render.pictures.canvas import SCALE, Canvas
 
     drawn: list[Image.Image] = []
@@ -415,7 +416,7 @@ def test_the_png_is_true_to_the_drawing(kind, players, back_side, monkeypatch):
         worst, total = 0, 0
         for a, b in zip(image.tobytes(), truth.tobytes()):
             worst, total = max(worst, abs(a - b)), total + abs(a - b)
-        assert worst <= 24
+        assert worst <= 40
         assert total / len(truth.tobytes()) < 1
 
 
