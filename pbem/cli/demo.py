@@ -38,12 +38,13 @@ def _turns(count: int) -> str:
 
 
 def _mail_count(runner: Demo) -> str:
-    """The game's mails (to the players) apart from the players' (to the game), and the game's per decision:
-    '312 game mails for 295 decisions (1.06 a decision), 280 mails from the players.'"""
+    """The game's mails (to the players) apart from the players' (to the game), and the game's per decision; the
+    receipts without a board apart from the game mails: '312 game mails for 295 decisions (1.06 a decision), 40
+    receipts, 280 mails from the players.'"""
     game, decisions = runner.game_mails, runner.decision
     rate = f" ({game / decisions:.2f} a decision)" if decisions else ""
     return (f"{plural(game, 'game mail')} for {plural(decisions, 'decision')}{rate}, "
-            f"{plural(runner.player_mails, 'mail')} from the players.")
+            f"{plural(runner.receipts, 'receipt')}, {plural(runner.player_mails, 'mail')} from the players.")
 
 
 def _mail_client_help(demo: Demo, seat: DemoSeat) -> None:

@@ -273,8 +273,13 @@ class Demo:
 
     @property
     def game_mails(self) -> int:
-        """The mails the game sent to the players (a delivery to each player's inbox)."""
-        return sum(self.mail.received[s.address] for s in self.seats) if self.mail else 0
+        """The game mails the game sent to the players (a delivery to each player's inbox), receipts apart."""
+        return sum(self.mail.received[s.address] - self.mail.receipts[s.address] for s in self.seats) if self.mail else 0
+
+    @property
+    def receipts(self) -> int:
+        """The receipts without a board the game sent to the players (services.mail_out.receipts)."""
+        return sum(self.mail.receipts[s.address] for s in self.seats) if self.mail else 0
 
     @property
     def player_mails(self) -> int:

@@ -270,6 +270,7 @@ class DemoMailServer:
         self._delivery_lock = threading.Lock()
         self.delivered = 0  # deliveries: a mail to two users counts twice
         self.received: Counter[str] = Counter()  # deliveries by recipient address
+        self.receipts: Counter[str] = Counter()  # of those, the game's receipts without a board (X-Pbem-Receipt)
 
     @property
     def imap_port(self) -> int:
@@ -374,6 +375,7 @@ class DemoMailServer:
         now = datetime.now(timezone.utc)
         trace = (f"Return-Path: <{mail_from}>\r\n"
                  f"Received: from localhost by {SERVER_NAME} (pbem demo); {format_datetime(now)}\r\n").encode()
+        receipt = b"\nx-pbem-receipt:" in data.split(b"\r\n\r\n", 1)[0].replace(b"\r\n", b"\n").lower()
         with self._delivery_lock:
             for rcpt in dict.fromkeys(r.strip().lower() for r in rcpt_tos):
                 for attempt in (1, 2):
@@ -384,6 +386,7 @@ class DemoMailServer:
                         client.append("INBOX", trace + data, msg_time=now)
                         self.delivered += 1
                         self.received[rcpt] += 1
+                        self.receipts[rcpt] += receipt
                         break
                     except (IMAPClientError, OSError):
                         self._delivery.pop(rcpt, None)  # a stale connection: log in again once

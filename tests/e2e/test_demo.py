@@ -29,7 +29,7 @@ from pbem.demo.players import listed_commands, reply_like_a_client, text_of
 PBEM = shutil.which("pbem")
 TURN = re.compile(r"^turn (\d+): (Ann|Bob): \S")
 MAILS = re.compile(r"^(?P<game>\d+) game mails for (?P<decisions>\d+) decisions \((?P<rate>\d+\.\d\d) a decision\), "
-                   r"(?P<players>\d+) mails from the players\.$", re.M)
+                   r"(?P<receipts>\d+) receipts?, (?P<players>\d+) mails from the players\.$", re.M)
 
 
 def demo_command() -> list[str]:
@@ -61,6 +61,8 @@ def test_demo_plays_a_whole_game_by_mail_and_archives_it(tmp_path: Path, pbem) -
     # Each mail of a player answers a mail asking for a decision; some decisions had one answer only and were
     # played by the game itself.
     assert game_mails >= players_mails and decisions >= players_mails > 50, counted[0]
+    # A bid the auction answers later gets a receipt without a board, counted apart from the game mails.
+    assert 0 < int(counted["receipts"]) < players_mails, counted[0]
     assert re.search(r"^(Ann|Bob) wins \(Ann \d+, Bob \d+\)\.$", proc.stdout, re.M), proc.stdout[-2000:]
     assert "FINAL SCORING" in proc.stdout and "Game 1 is in the archive: pbem game show 1" in proc.stdout
     assert "pbem archive build site && pbem archive serve site" in proc.stdout

@@ -10,12 +10,14 @@ from pbem.games.rng import Rng
 from pbem.services.mail_out.chronicle import describe
 from pbem.services.table.service import GameService
 from pbem.services.mail_out.notices import FIRST_SCREEN, thread_root
+from pbem.services.mail_out.receipts import is_receipt
 from pbem.services.offline.simulate import choose
 from pbem.services.table.table_talk import TableTalk
 from pbem.store.models import Event, OutboxMail
 
 PLAYERS = [("Ann", "ann@example.org"), ("Bob", "bob@example.org"), ("Cy", "cy@example.org")]
-TARGET = 1.45  # game mails per decision over a complete 3-player game, with the default delivery
+TARGET = 1.45  # game mails (with the board; receipts apart) per decision over a complete 3-player game, with the
+# default delivery
 
 
 def _play(service: GameService, game_id: int, seed: int, until: int | None = None) -> None:
@@ -52,9 +54,12 @@ def test_a_complete_game_mails_little_and_loses_no_public_event(service: GameSer
     info = service.get(game_id)
     assert info.over
     mails = _mails(service.engine, game_id)
-    per_decision = len(mails) / info.state.moves
-    print(f"seed {seed}: {len(mails)} mails for {info.state.moves} decisions ({per_decision:.2f} a decision)")
+    boards = [m for m in mails if not is_receipt(m)]
+    per_decision = len(boards) / info.state.moves
+    print(f"seed {seed}: {len(boards)} game mails for {info.state.moves} decisions ({per_decision:.2f} a decision), "
+          f"{len(mails) - len(boards)} receipts")
     assert per_decision <= TARGET
+    assert len(boards) < len(mails)  # the bids an auction answered later got their receipts
 
     # One thread: the same subject and the game's root for every mail.
     root = thread_root(info, service.mail_domain)
@@ -106,7 +111,7 @@ def test_delivery_settings_choose_how_many_mails_and_each_reader_still_hears_eve
     assert to.count("bob@example.org") > max(to.count("ann@example.org"), to.count("cy@example.org"))
 
 
-def test_a_bid_is_answered_by_its_auction_not_by_a_mail_of_its_own(service: GameService) -> None:
+def test_a_bid_is_answered_by_its_auction_and_a_receipt_not_by_a_board_mail_of_its_own(service: GameService) -> None:
     game_id = service.create_game("fifth-avenue", PLAYERS, seed=1)
     rng = Rng(7)
     for _ in range(400):
@@ -126,10 +131,13 @@ def test_a_bid_is_answered_by_its_auction_not_by_a_mail_of_its_own(service: Game
     new = _mails(service.engine, game_id)[before:]
     after = service.get(game_id)
     if not after.state.is_terminal() and after.state.frames[-1]["kind"] == "auction":
-        assert bidder not in [m.recipient for m in new]  # the auction goes on: its next mail answers the bid
-        assert [m.recipient for m in new] == [after.email_of(after.state.current_player())]
-        assert "Bid or pass" in new[0].text_body.splitlines()[0]
-        assert _flat(bid.split(" ", 1)[1]) in _flat(new[0].text_body)
+        boards = [m for m in new if not is_receipt(m)]
+        # The auction goes on: its next mail answers the bid; the bidder has a receipt without a board at once.
+        assert bidder not in [m.recipient for m in boards]
+        assert [m.recipient for m in new if is_receipt(m)] == [bidder]
+        assert [m.recipient for m in boards] == [after.email_of(after.state.current_player())]
+        assert "Bid or pass" in boards[0].text_body.splitlines()[0]
+        assert _flat(bid.split(" ", 1)[1]) in _flat(boards[0].text_body)
 
 
 def test_what_a_player_missed_comes_at_the_top_of_their_next_mail_in_order(service: GameService) -> None:

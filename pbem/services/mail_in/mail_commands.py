@@ -32,6 +32,8 @@ from .report import LineReport, MailReport
 
 STRANGER_OUTCOMES = ("unknown-game", "not-a-player")
 CHANGES = ("applied", "away", "talk", "settings")  # outcomes of a mail that changed something
+RECEIPTED = ("away", "talk", "settings")  # changes whose reply is the sender's receipt (an applied mail's comes with
+# the game's mails: services.mail_out.receipts)
 NO_COMMAND_ANSWERS = 3  # answers an hour to a player's mails without commands (an auto-responder loops)
 MAX_COMMANDS = 100  # command lines one mail may have; a longer mail is refused whole, unread
 
@@ -217,6 +219,9 @@ class MailCommands:
         for line in ignored:
             report.lines.append(LineReport(line, "ignored", "not a command"))
         body = self.replies.summary(report, info) + answers
+        if report.outcome in RECEIPTED:
+            # The reply is their receipt: whom the game waits for and when they hear next (settings as now set).
+            body += ["", *self.replies.next_steps(report, info if dry_run else self.games.get(game_id))]
         if report.outcome == "no-commands":
             body += ["", *self.replies.answer("help", info, report)]
         if report.changed:
@@ -227,4 +232,4 @@ class MailCommands:
             self.replies.reply(report, body)
 
 
-__all__ = ["CHANGES", "MAX_COMMANDS", "NO_COMMAND_ANSWERS", "STRANGER_OUTCOMES", "MailCommands", "MailReport"]
+__all__ = ["CHANGES", "MAX_COMMANDS", "NO_COMMAND_ANSWERS", "RECEIPTED", "STRANGER_OUTCOMES", "MailCommands", "MailReport"]

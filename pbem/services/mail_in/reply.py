@@ -10,6 +10,7 @@ from ...games import get_game
 from ..common.game_info import GameInfo
 from ..mail_out.help_text import mail_help
 from ..mail_out.notices import game_subject
+from ..mail_out.receipts import next_mail_words, waiting_words
 from ..table.service import GameService
 from ..table.table_talk import TalkPlan, first_line
 from ...words import listing, plural
@@ -148,6 +149,13 @@ class Replies:
         if report.outcome == "stale":
             lines += ["", *self.answer("board", info, report)]  # the situation now, not the one answered
         return lines
+
+    @staticmethod
+    def next_steps(report: MailReport, info: GameInfo) -> list[str]:
+        """Whom the game waits for and when the sender hears from it next: the end of a receipt."""
+        if report.seat is None:
+            return []
+        return [wrap(waiting_words(info, report.seat)), next_mail_words(info, report.seat)]
 
     def answer(self, word: str, info: GameInfo, report: MailReport) -> list[str]:
         """The answer to a line ``help``, ``board``, ``hand``, ``legal`` or ``history``, for the sender's seat."""

@@ -49,7 +49,7 @@ from ...store.uow import UnitOfWork
 from ...timespans import format_duration
 from ...words import plural
 from ..common import deadlines
-from ..mail_out import notices
+from ..mail_out import notices, receipts
 from ..mail_out.chronicle import private_lines, public_events
 from ..mail_out.delivery import checked_mode as delivery_mode
 from ..mail_out.delivery import checked_pictures
@@ -301,9 +301,12 @@ class GameChanges(GameReader):
             info.last_seq = seq
             info.status = game.status
             deadlines.open_clock(s, game, info, now)
-            self.post(s, info, lambda info: notices.commands_applied(
+            mails = self.post(s, info, lambda info: notices.commands_applied(
                 info, seat, commands, all_events, self.new_message_id, now, sender_note,
                 turn_before=turn_before, domain=self.mail_domain, by=by))
+            if by is None and not is_robot_address(info.email_of(seat)) and seat not in notices.mailed_seats(info, mails):
+                # Their mail owes them no game mail now (a bid the auction answers later): a receipt, no board.
+                s.add(receipts.receipt(info, seat, commands, effects, self.new_message_id, now, self.mail_domain))
             if inbound is not None:
                 inbound.game_id = game.id
                 s.add(inbound)

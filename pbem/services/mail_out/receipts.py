@@ -1,0 +1,104 @@
+"""Short mails in a game's thread that carry no board: the receipt for a player's mail that changed the game but
+owes them no game mail now (a bid or a pass that lets an auction go on), and a digest player's word of a
+moderator's change.
+
+A receipt says what was recorded, whom the game waits for (as the reader may know it) and when the reader hears
+from the game next; it is text only, a few hundred bytes (at most 2 KB as sent, tests/integration/test_receipts.py),
+and marked ``X-Pbem-Receipt`` so that counts of game mails (the demo's, the mail budget's) can tell it apart. It
+does not count as a game mail for the chronicle: the reader's next game mail still tells everything since their
+last one, the recorded command included.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from ...games import get_game
+from ...render.text import wrap
+from ...store.models import OutboxMail
+from ...words import plural
+from ..common.game_info import GameInfo
+from .chronicle import with_names
+from .notices import MakeMsgid, asks, game_subject, sender_name, thread_root
+
+RECEIPT_HEADER = "X-Pbem-Receipt"
+MAX_EFFECTS = 6  # lines of what a receipt's commands did; a longer list is counted
+
+
+def has_auctions(info: GameInfo) -> bool:
+    """Whether the game's players bid (Fifth Avenue) or not (Manhattan): a text about when a player hears next
+    names auctions only where there are some."""
+    return "bid" in get_game(info.kind).COMMAND_WORDS
+
+
+def waiting_words(info: GameInfo, seat: int) -> str:
+    """Whom the game waits for, as ``seat`` may read it (their own view: nothing of another hand)."""
+    state = info.state
+    if state.is_terminal():
+        return "The game is over."
+    if info.status != "active":
+        return f"The game is {info.status}: nobody acts until the moderator resumes it."
+    if asks(info, seat):
+        return with_names(info, f"The game waits for you: {get_game(info.kind).decision_request(state)}.")
+    sentence = state.view(seat)["waiting_for"]
+    return "Next: " + with_names(info, sentence[0].upper() + sentence[1:]).rstrip(".") + "."
+
+
+def next_mail_words(info: GameInfo, seat: int) -> str:
+    """When the player at ``seat`` hears from the game next, by their delivery setting."""
+    player = info.player(seat)
+    if info.state.is_terminal():
+        return "You get no more mails of this game unless you write to it."
+    if asks(info, seat):
+        return "Your last game mail shows the board; reply 'board' for it as it stands now."
+    auction = ", when an auction you bid in ends" if has_auctions(info) else ""
+    if player.delivery == "all":
+        return wrap("You hear from the game again as soon as anything public happens, with all that happened "
+                    "meanwhile.")
+    if player.delivery == "digest":
+        return wrap("You hear from the game again when you must decide, or in your daily mail, with all that "
+                    "happened meanwhile.")
+    return wrap(f"You hear from the game again when you must decide{auction} or when the moderator changes "
+                "something, with all that happened meanwhile.")
+
+
+def receipt(info: GameInfo, seat: int, commands: list[str], effects: list[str], msgid: MakeMsgid, now: datetime,
+            domain: str = "pbem.invalid") -> OutboxMail:
+    """The receipt for the commands the player at ``seat`` sent (``effects``: what they did, in that player's
+    words), when no game mail answers them now."""
+    done = [wrap(effect[0].upper() + effect[1:], indent="  - ", hang="    ") for effect in effects[:MAX_EFFECTS]]
+    if len(effects) > MAX_EFFECTS:
+        done.append(f"    ... and {plural(len(effects) - MAX_EFFECTS, 'more')}")
+    lines = [wrap(f"Recorded: {'; '.join(commands)}"), *done, "", wrap(waiting_words(info, seat)),
+             next_mail_words(info, seat)]
+    return short_mail(info, seat, lines, msgid, now, domain)
+
+
+def moderator_word(info: GameInfo, seat: int, words: str, msgid: MakeMsgid, now: datetime,
+                   domain: str = "pbem.invalid") -> OutboxMail:
+    """A digest player's word of a moderator's change (``words``, the change as the game's history tells it), at
+    once rather than in their next daily mail."""
+    lines = [wrap(with_names(info, words)), "", wrap(waiting_words(info, seat)), next_mail_words(info, seat)]
+    return short_mail(info, seat, lines, msgid, now, domain)
+
+
+def short_mail(info: GameInfo, seat: int, lines: list[str], msgid: MakeMsgid, now: datetime,
+               domain: str) -> OutboxMail:
+    """A text-only mail of ``lines`` (filled already) to the player at ``seat``, in the game's thread."""
+    root = thread_root(info, domain)
+    message_id = msgid()
+    return OutboxMail(
+        game_id=info.id, recipient=info.player(seat).email, subject=game_subject(info),
+        headers={"Message-ID": message_id, "In-Reply-To": root, "References": root,
+                 "Auto-Submitted": "auto-generated", "X-Pbem-Game": str(info.id), "From-Name": sender_name(info),
+                 RECEIPT_HEADER: "yes"},
+        text_body="\n".join(lines).strip() + "\n", html_body=None, next_attempt_at=now, message_id=message_id,
+        created_at=now)
+
+
+def is_receipt(mail: OutboxMail) -> bool:
+    return (mail.headers or {}).get(RECEIPT_HEADER) == "yes"
+
+
+__all__ = ["MAX_EFFECTS", "RECEIPT_HEADER", "has_auctions", "is_receipt", "moderator_word", "next_mail_words",
+           "receipt", "short_mail", "waiting_words"]

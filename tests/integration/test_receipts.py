@@ -1,0 +1,126 @@
+"""Issue 35, point 1: every mail that changes something is answered at once; a bid the auction answers later gets
+a short receipt in the game's thread (text only, no board, at most 2 KB as sent), and a setting or talk gets its
+reply saying whom the game waits for and when the player hears next (services, real databases)."""
+
+from __future__ import annotations
+
+from email.message import EmailMessage
+from email.utils import make_msgid
+
+from sqlmodel import Session, select
+
+from pbem.adapters.outbox_sender import build_message
+from pbem.games.rng import Rng
+from pbem.services.mail_in.mail_commands import MailCommands
+from pbem.services.mail_out.notices import game_subject, thread_root
+from pbem.services.mail_out.receipts import is_receipt
+from pbem.services.offline.simulate import choose
+from pbem.services.table.service import GameService
+from pbem.store.models import OutboxMail
+
+ANN, BOB, CY = "ann@example.org", "bob@example.org", "cy@example.org"
+PLAYERS = [("Ann", ANN), ("Bob", BOB), ("Cy", CY)]
+GAME = "game@example.org"
+MAX_RECEIPT = 2048  # bytes as sent, headers included
+
+
+def mail(body: str, sender: str, game_id: int, in_reply_to: str = "") -> bytes:
+    msg = EmailMessage()
+    msg["From"] = f"Player <{sender}>"
+    msg["To"] = GAME
+    msg["Subject"] = f"Re: [Fifth Avenue #{game_id}]"
+    msg["Message-ID"] = make_msgid(domain="client.example")
+    if in_reply_to:
+        msg["In-Reply-To"] = in_reply_to
+    msg.set_content(body)
+    return bytes(msg)
+
+
+def since(engine, after: int) -> list[OutboxMail]:
+    with Session(engine) as s:
+        return list(s.exec(select(OutboxMail).where(OutboxMail.id > after).order_by(OutboxMail.id)).all())
+
+
+def asking(engine, email: str) -> OutboxMail:
+    with Session(engine) as s:
+        return s.exec(select(OutboxMail).where(OutboxMail.recipient == email, OutboxMail.decision.is_not(None))
+                      .order_by(OutboxMail.id.desc())).first()
+
+
+def last_id(engine) -> int:
+    found = since(engine, 0)
+    return found[-1].id if found else 0
+
+
+def test_a_bid_that_lets_the_auction_go_on_gets_a_short_receipt_in_the_thread(db_engine) -> None:
+    games = GameService(db_engine, mail_domain="example.org")
+    game_id = games.create_game("fifth-avenue", PLAYERS, seed=5)
+    processor = MailCommands(games)
+    rng = Rng(5)
+    receipts: list[OutboxMail] = []
+    while not receipts:
+        info = games.get(game_id)
+        assert not info.over, "no bid by mail let an auction go on"
+        seat = info.state.current_player()
+        legal = info.state.legal_commands()
+        before = last_id(db_engine)
+        if legal[0].split()[0] in ("bid", "pass"):
+            command = next((c for c in legal if c.startswith("bid")), legal[0])
+            asked = asking(db_engine, info.email_of(seat))  # a reply to the mail that asked, as a client sends it
+            report = processor.handle(mail(command, info.email_of(seat), game_id, asked.message_id))
+            assert report.outcome == "applied", report.lines
+            made = since(db_engine, before)
+            receipts = [m for m in made if is_receipt(m)]
+        else:
+            games.submit(game_id, info.email_of(seat), str(choose(info.state.legal_actions(), rng, "by-kind")))
+    (receipt,) = receipts
+    info = games.get(game_id)
+    assert receipt.recipient == info.email_of(seat)
+    assert not [m for m in made if m.recipient == receipt.recipient and not is_receipt(m)]  # no board mail owed
+    # Text only, in the thread, under the game's one subject, small.
+    assert receipt.html_body is None and receipt.picture is None and receipt.decision is None
+    root = thread_root(info, games.mail_domain)
+    assert receipt.headers["In-Reply-To"] == receipt.headers["References"] == root
+    assert receipt.subject == game_subject(info)
+    sent = build_message(receipt, GAME).as_bytes()
+    assert len(sent) <= MAX_RECEIPT, len(sent)
+    assert b"image/png" not in sent and b"text/html" not in sent
+    text = " ".join(receipt.text_body.split())
+    # What was recorded, who acts next, when the player hears next.
+    assert text.startswith(f"Recorded: {command}"), text
+    assert "Next: " in text and "You hear from the game again when you must decide" in text
+    assert "auction" in text
+    # The receipt does not count as told: the bidder's next game mail still tells of their bid.
+    seats = {p.seat: p for p in info.players}
+    assert seats[seat].told_seq < info.last_seq
+
+
+def test_a_setting_by_mail_is_answered_with_who_acts_next_and_when_the_player_hears_next(db_engine) -> None:
+    games = GameService(db_engine, mail_domain="example.org")
+    game_id = games.create_game("manhattan", PLAYERS, seed=6)
+    before = last_id(db_engine)
+    report = MailCommands(games).handle(mail("mail digest", BOB, game_id))
+    assert report.outcome == "settings"
+    (reply,) = since(db_engine, before)
+    assert reply.recipient == BOB and reply.html_body is None
+    assert root_of(reply) == thread_root(games.get(game_id), games.mail_domain)
+    text = " ".join(reply.text_body.split())
+    assert "Next: Ann" in text, text
+    assert "in your daily mail" in text  # the setting as it now is
+    assert "auction" not in text.lower() and "bid" not in text.lower()  # Manhattan has none
+    assert len(build_message(reply, GAME).as_bytes()) <= MAX_RECEIPT
+
+
+def test_talk_is_answered_with_who_acts_next(db_engine) -> None:
+    games = GameService(db_engine, mail_domain="example.org")
+    game_id = games.create_game("fifth-avenue", PLAYERS, seed=7)
+    before = last_id(db_engine)
+    report = MailCommands(games).handle(mail("say good luck, everybody", CY, game_id))
+    assert report.outcome == "talk"
+    reply = next(m for m in since(db_engine, before) if m.recipient == CY)
+    text = " ".join(reply.text_body.split())
+    assert "Next: Ann" in text and "when an auction you bid in ends" in text, text
+
+
+def root_of(mail: OutboxMail) -> str:
+    return mail.headers["References"].split()[0]
