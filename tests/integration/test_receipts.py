@@ -124,3 +124,30 @@ def test_talk_is_answered_with_who_acts_next(db_engine) -> None:
 
 def root_of(mail: OutboxMail) -> str:
     return mail.headers["References"].split()[0]
+
+
+def test_a_digest_player_hears_of_each_change_of_the_moderator_at_once_in_one_short_mail(db_engine) -> None:
+    games = GameService(db_engine, mail_domain="example.org")
+    game_id = games.create_game("fifth-avenue", PLAYERS, seed=8)
+    games.set_delivery(game_id, "digest", BOB)
+    (email, commands), = games.legal(game_id)[1].items()
+    games.submit(game_id, email, commands[0])
+    changes = {
+        "undo": (lambda: games.undo(game_id, steps=1, reason="Ann misclicked"), "took back 1 command"),
+        "deadline": (lambda: games.set_timing(game_id, {"deadline": "48h"}), "set the deadlines"),
+        "pause": (lambda: games.set_status(game_id, "pause"), "paused the game"),
+        "resume": (lambda: games.set_status(game_id, "resume"), "resumed the game"),
+        "replace": (lambda: games.replace_player(game_id, CY, "dee@example.org", "Dee"), "seat 3 to Dee"),
+    }
+    root = thread_root(games.get(game_id), games.mail_domain)
+    for name, (change, words) in changes.items():
+        before = last_id(db_engine)
+        change()
+        to_bob = [m for m in since(db_engine, before) if m.recipient == BOB]
+        assert len(to_bob) == 1, (name, [m.text_body for m in to_bob])
+        (word,) = to_bob
+        assert is_receipt(word) and word.html_body is None and word.picture is None, name
+        assert word.headers["References"] == root and word.subject == "[Fifth Avenue #%d] Ann, Bob, Cy" % game_id
+        text = " ".join(word.text_body.split())
+        assert words in text and ("Next: " in text or "The game is paused" in text), (name, text)
+        assert len(build_message(word, GAME).as_bytes()) <= MAX_RECEIPT, name

@@ -18,7 +18,7 @@ from ...render.text import wrap
 from ...store.models import OutboxMail
 from ...words import plural
 from ..common.game_info import GameInfo
-from .chronicle import with_names
+from .chronicle import happenings, with_names
 from .notices import MakeMsgid, asks, game_subject, sender_name, thread_root
 
 RECEIPT_HEADER = "X-Pbem-Receipt"
@@ -74,11 +74,16 @@ def receipt(info: GameInfo, seat: int, commands: list[str], effects: list[str], 
     return short_mail(info, seat, lines, msgid, now, domain)
 
 
-def moderator_word(info: GameInfo, seat: int, words: str, msgid: MakeMsgid, now: datetime,
-                   domain: str = "pbem.invalid") -> OutboxMail:
-    """A digest player's word of a moderator's change (``words``, the change as the game's history tells it), at
-    once rather than in their next daily mail."""
-    lines = [wrap(with_names(info, words)), "", wrap(waiting_words(info, seat)), next_mail_words(info, seat)]
+def moderator_word(info: GameInfo, seat: int, msgid: MakeMsgid, now: datetime,
+                   domain: str = "pbem.invalid") -> OutboxMail | None:
+    """A digest player's word of a moderator's change (the game's newest event, as their game mails tell it), at
+    once rather than in their next daily mail; None when that event tells them nothing."""
+    told = happenings(info.recent, info, seat, after=info.last_seq - 1)
+    if not told:
+        return None
+    said = [wrap(item.headline) for item in told] + [wrap(d, indent="  - ", hang="    ") for item in told
+                                                      for d in item.details]
+    lines = [*said, "", wrap(waiting_words(info, seat)), next_mail_words(info, seat)]
     return short_mail(info, seat, lines, msgid, now, domain)
 
 

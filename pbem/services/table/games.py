@@ -364,7 +364,7 @@ class GameChanges(GameReader):
             s.add(game)
             info = self._info(game, seats, state, seq)
             deadlines.open_clock(s, game, info, now)
-            self.post(s, info, lambda info: notices.moderator_change(info, self.new_message_id, now, self.mail_domain))
+            self.post_moderator_change(s, info, now)
             uow.commit()
             return target, undone
 
@@ -410,7 +410,7 @@ class GameChanges(GameReader):
             info = self._load(s, game)
             if not info.over and info.state.current_player() == seat.seat:
                 deadlines.open_clock(s, game, info, now)  # the new player gets the whole time for the decision
-            self.post(s, info, lambda info: notices.moderator_change(info, self.new_message_id, now, self.mail_domain))
+            self.post_moderator_change(s, info, now)
             s.add(notices.seat_given_away(info, seat.seat, old[0], old[1], self.new_message_id, now, reason=reason,
                                           domain=self.mail_domain, moderator=moderator))
             uow.commit()
@@ -440,7 +440,7 @@ class GameChanges(GameReader):
                         created_at=now))
             info = self._load(s, game)
             deadlines.open_clock(s, game, info, now)  # closes it unless the game is active again
-            self.post(s, info, lambda info: notices.moderator_change(info, self.new_message_id, now, self.mail_domain))
+            self.post_moderator_change(s, info, now)
             uow.commit()
             return new
 
@@ -466,7 +466,7 @@ class GameChanges(GameReader):
             info = self._load(s, game)
             clock = deadlines.retime_clock(s, game, now)
             info.due_at = deadlines.aware(clock.due_at) if clock else None
-            self.post(s, info, lambda info: notices.moderator_change(info, self.new_message_id, now, self.mail_domain))
+            self.post_moderator_change(s, info, now)
             uow.commit()
             return timing
 
@@ -518,6 +518,18 @@ class GameChanges(GameReader):
                                                                           self.mail_domain, seats=seats))
             uow.commit()
             return len(mails)
+
+    def post_moderator_change(self, s: Session, info: GameInfo, now: datetime) -> None:
+        """Everybody hears of the moderator's change (the game's newest event) as their delivery setting wants;
+        a digest player whom that mails nothing gets one short mail of it at once, not only in their daily mail."""
+        mails = self.post(s, info, lambda info: notices.moderator_change(info, self.new_message_id, now,
+                                                                         self.mail_domain))
+        mailed = notices.mailed_seats(info, mails)
+        for player in info.players:
+            if player.delivery == "digest" and player.seat not in mailed and not is_robot_address(player.email):
+                word = receipts.moderator_word(info, player.seat, self.new_message_id, now, self.mail_domain)
+                if word is not None:
+                    s.add(word)
 
     def post(self, s: Session, info: GameInfo, make: Callable[[GameInfo], list[OutboxMail]]) -> list[OutboxMail]:
         """Queue the mails ``make`` builds for a change just written in ``s``: each begins with what happened
