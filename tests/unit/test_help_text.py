@@ -107,8 +107,10 @@ def test_mail_help_names_the_other_words_the_deadlines_and_the_moderator(kind: s
     lines = mail_help(info, 1, moderator=MODERATOR)
     text = text_of(lines)
     for shown in ("say TEXT", "moderator TEXT", "mail turns", "mail all", "mail digest",
-                  "away 2026-12-24 to 2027-01-02", "game N", MODERATOR, text_of([timing.describe()])):
+                  "away 2026-12-24 to 2027-01-02", "game N", MODERATOR,
+                  text_of([timing.describe(auctions="bid" in get_game(kind).COMMAND_WORDS)])):
         assert shown in text, shown
+    assert ("bid" in text.lower()) == ("bid" in get_game(kind).COMMAND_WORDS)  # Manhattan's deadlines and mails know no bids
     for word in ("board", "hand", "legal", "history", "help"):
         assert any(re.match(rf"  {word}\b", line) for line in lines), word
     for entry in get_game(kind).COMMAND_HELP:

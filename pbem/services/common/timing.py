@@ -69,10 +69,14 @@ class Timing:
     def length(self, kind: str) -> timedelta:
         return timedelta(seconds=self.bid_deadline if kind == "bid" else self.deadline)
 
-    def describe(self) -> str:
+    def describe(self, auctions: bool = True) -> str:
+        """The deadlines in words; without ``auctions`` (a game without bids, Manhattan) nothing of bids."""
         then = {"auto": "the game plays its default",
                 "robot": "a robot plays for the player until they send a command"}.get(self.on_timeout,
                                                                                       "the moderator is told")
+        if not auctions:
+            return (f"{format_duration(self.deadline)} for a decision; a reminder after {round(self.reminder * 100)}% "
+                    f"of it; at a deadline {then}")
         return (f"{format_duration(self.deadline)} for a decision, {format_duration(self.bid_deadline)} for a bid; "
                 f"a reminder after {round(self.reminder * 100)}% of it; at a deadline a bid is passed, and "
                 f"for anything else {then}")

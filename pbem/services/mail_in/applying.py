@@ -16,6 +16,7 @@ from ...words import plural
 from ..common.errors import CommandRejected, DecisionMoved, GameNotActive, PlayerNotInGame, ServiceError
 from ..common.game_info import GameInfo
 from ..common.ledger import AskedDecision, MailLedger
+from ..mail_out.delivery import has_auctions
 from ..mail_out.notices import with_names
 from ..table.service import GameService
 from ..table.table_talk import TableTalk, TalkPlan, first_line
@@ -173,7 +174,7 @@ class MailApplier:
                 change = self.games.set_delivery if name == "mail" else self.games.set_pictures
                 change(info.id, value, report.sender)
             report.lines.append(LineReport(line, "done", line))
-            report.effects.append(setting_words(name, value))
+            report.effects.append(setting_words(name, value, auctions=has_auctions(info.kind)))
 
     # ------------------------------------------------------------------ talk
 

@@ -10,6 +10,7 @@ from ...games import get_game
 from ..common.game_info import GameInfo
 from ..mail_out.help_text import mail_help
 from ..mail_out.notices import game_subject
+from ..mail_out.delivery import has_auctions
 from ..mail_out.receipts import next_mail_words, waiting_words
 from ..table.service import GameService
 from ..table.table_talk import TalkPlan, first_line
@@ -17,8 +18,9 @@ from ...words import listing, plural
 from .lines import setting
 from .report import LineReport, MailReport, read_from_words
 
+AUCTION_WORDS = "results of auctions you bid in, "
 DELIVERY_WORDS = {
-    "turns": "a mail when you must decide, answers to your mails, results of auctions you bid in, the moderator's "
+    "turns": f"a mail when you must decide, answers to your mails, {AUCTION_WORDS}the moderator's "
              "changes and the end, each starting with all that happened since your last mail",
     "all": "a mail whenever anything public happens",
     "digest": "one mail a day with all that happened, and the mails that ask you to decide",
@@ -44,9 +46,11 @@ def more_texts(count: int, how: str = "and") -> str:
     return f" ({how} {plural(count - 1, 'more text')})" if how == "with" else f" ({plural(count - 1, 'more text')} with it)"
 
 
-def setting_words(name: str, value: str) -> str:
+def setting_words(name: str, value: str, auctions: bool = True) -> str:
+    """What a setting by mail does from now on; without ``auctions`` (Manhattan) nothing of bids."""
     if name == "mail":
-        return f"from now on you get the mails of 'mail {value}': {DELIVERY_WORDS[value]}"
+        words = DELIVERY_WORDS[value] if auctions else DELIVERY_WORDS[value].replace(AUCTION_WORDS, "")
+        return f"from now on you get the mails of 'mail {value}': {words}"
     return ("from now on your game mails carry a picture of the board" if value == "on" else
             "from now on your game mails carry no picture (the board is in their text)")
 
@@ -108,7 +112,7 @@ class Replies:
         notes += [(first_line("moderator", talk.moderator[0]), f"relayed to the moderator, {self.moderator}"
                    f"{more_texts(len(talk.moderator), 'with')}")] if talk.moderator else []
         notes += [(refused.line, f"not relayed: {refused.why}.{more_texts(refused.texts)}") for refused in talk.refused]
-        notes += [(line, setting_words(*setting(line))) for line in settings]
+        notes += [(line, setting_words(*setting(line), auctions=has_auctions(info.kind))) for line in settings]
         return notes
 
     def summary(self, report: MailReport, info: GameInfo) -> list[str]:

@@ -20,6 +20,8 @@ in docs/rules.md).
 
 from __future__ import annotations
 
+from ...games import get_game
+
 MODES = ("turns", "all", "digest")
 DEFAULT = "turns"
 
@@ -45,6 +47,12 @@ def mailed(mode: str, reasons: set[str]) -> bool:
     return bool(_MAILED.get(mode, _MAILED[DEFAULT]) & reasons)
 
 
+def has_auctions(kind: str) -> bool:
+    """Whether the players of a game of ``kind`` bid (Fifth Avenue) or not (Manhattan): a text about their mails
+    or deadlines names auctions and bids only where there are some."""
+    return "bid" in get_game(kind).COMMAND_WORDS
+
+
 PICTURES = ("on", "off")  # whether a player's game mails carry a picture of the board (render.pictures)
 
 
@@ -64,5 +72,5 @@ def checked_mode(value: str) -> str:
     return mode
 
 
-__all__ = ["ANSWER", "ASKED", "AUCTION", "DEFAULT", "END", "MODERATOR", "MODES", "PICTURES", "PUBLIC", "RESEND",
+__all__ = ["ANSWER", "ASKED", "AUCTION", "DEFAULT", "END", "has_auctions", "MODERATOR", "MODES", "PICTURES", "PUBLIC", "RESEND",
            "START", "TALK", "checked_mode", "checked_pictures", "mailed"]

@@ -14,6 +14,7 @@ from ...games import get_game
 from ...games.base import CommandHelp
 from ...store.models import GameStatus
 from ..common.game_info import GameInfo
+from .delivery import has_auctions
 from .notices import with_names
 
 WIDTH = 72
@@ -34,9 +35,8 @@ OTHER_HELP = (
      "You are away from the first day to the last (UTC): your deadlines in those days move later by as many "
      "days, and the other players are told."),
     ("mail turns",
-     "You are mailed when you must decide, with answers to your mails, the results of auctions you bid in, "
-     "the moderator's changes and the end of the game; each mail starts with everything that happened since "
-     "your last one."),
+     "You are mailed when you must decide, with answers to your mails, {auctions}the moderator's changes and the "
+     "end of the game; each mail starts with everything that happened since your last one."),
     ("mail all", "You are mailed after everything anybody does."),
     ("mail digest", "One mail a day, and the mails that ask you to decide."),
     ("pictures off",
@@ -127,16 +127,17 @@ def info_lines() -> list[str]:
     return lines
 
 
-def other_lines() -> list[str]:
+def other_lines(info: GameInfo) -> list[str]:
+    auctions = "the results of auctions you bid in, " if has_auctions(info.kind) else ""
     lines = ["Other words, each on a line of its own:"]
     for shape, what in OTHER_HELP:
         lines += _wrap(shape, "  ")
-        lines += _wrap(what, "    ", "    ")
+        lines += _wrap(what.replace("{auctions}", auctions), "    ", "    ")
     return lines
 
 
 def deadline_lines(info: GameInfo) -> list[str]:
-    return _wrap(f"Deadlines: {info.timing.describe()}.")
+    return _wrap(f"Deadlines: {info.timing.describe(auctions=has_auctions(info.kind))}.")
 
 
 def moderator_lines(moderator: str) -> list[str]:
@@ -153,7 +154,7 @@ def mail_help(info: GameInfo, seat: int | None, *, moderator: str) -> list[str]:
     lines = _wrap(title + (f": you are {player.name}, seat {player.seat + 1}." if player else "."))
     if player is not None and getattr(player, "delivery", ""):
         lines += _wrap(f"Your mail setting: mail {player.delivery}.")
-    sections = [now_lines(info, seat), command_lines(info), info_lines(), other_lines(),
+    sections = [now_lines(info, seat), command_lines(info), info_lines(), other_lines(info),
                 deadline_lines(info), moderator_lines(moderator)]
     for section in sections:
         lines += ["", *section]

@@ -19,16 +19,11 @@ from ...store.models import OutboxMail
 from ...words import plural
 from ..common.game_info import GameInfo
 from .chronicle import happenings, with_names
+from .delivery import has_auctions
 from .notices import MakeMsgid, asks, game_subject, sender_name, thread_root
 
 RECEIPT_HEADER = "X-Pbem-Receipt"
 MAX_EFFECTS = 6  # lines of what a receipt's commands did; a longer list is counted
-
-
-def has_auctions(info: GameInfo) -> bool:
-    """Whether the game's players bid (Fifth Avenue) or not (Manhattan): a text about when a player hears next
-    names auctions only where there are some."""
-    return "bid" in get_game(info.kind).COMMAND_WORDS
 
 
 def waiting_words(info: GameInfo, seat: int) -> str:
@@ -51,7 +46,7 @@ def next_mail_words(info: GameInfo, seat: int) -> str:
         return "You get no more mails of this game unless you write to it."
     if asks(info, seat):
         return "Your last game mail shows the board; reply 'board' for it as it stands now."
-    auction = ", when an auction you bid in ends" if has_auctions(info) else ""
+    auction = ", when an auction you bid in ends" if has_auctions(info.kind) else ""
     if player.delivery == "all":
         return wrap("You hear from the game again as soon as anything public happens, with all that happened "
                     "meanwhile.")
@@ -105,5 +100,5 @@ def is_receipt(mail: OutboxMail) -> bool:
     return (mail.headers or {}).get(RECEIPT_HEADER) == "yes"
 
 
-__all__ = ["MAX_EFFECTS", "RECEIPT_HEADER", "has_auctions", "is_receipt", "moderator_word", "next_mail_words",
+__all__ = ["MAX_EFFECTS", "RECEIPT_HEADER", "is_receipt", "moderator_word", "next_mail_words",
            "receipt", "short_mail", "waiting_words"]

@@ -52,7 +52,7 @@ from ..common import deadlines
 from ..mail_out import notices, receipts
 from ..mail_out.chronicle import private_lines, public_events
 from ..mail_out.delivery import checked_mode as delivery_mode
-from ..mail_out.delivery import checked_pictures
+from ..mail_out.delivery import checked_pictures, has_auctions
 from ..common.errors import BadRequest, CommandRejected, DecisionMoved, GameNotActive, GameNotFound, ImportFailed, PlayerNotInGame
 from .game_reader import GameReader
 from ..mail_out.help_text import first_mail_help
@@ -460,9 +460,10 @@ class GameChanges(GameReader):
             game.timing, game.updated_at = timing.to_dict(), now
             s.add(game)
             said = ", ".join(f"{k}={v}" for k, v in settings.items())
+            deadlines_now = timing.describe(auctions=has_auctions(game.kind))
             s.add(Event(game_id=game_id, seq=self.last_seq(s, game_id) + 1, actor="moderator", kind="set",
                         text=said, source="cli", data={"timing": timing.to_dict(), **_said(
-                            f"The moderator set the deadlines: {timing.describe()}.", reason)}, created_at=now))
+                            f"The moderator set the deadlines: {deadlines_now}.", reason)}, created_at=now))
             info = self._load(s, game)
             clock = deadlines.retime_clock(s, game, now)
             info.due_at = deadlines.aware(clock.due_at) if clock else None
