@@ -23,7 +23,8 @@ DELIVERY_WORDS = {
     "turns": f"a mail when you must decide, answers to your mails, {AUCTION_WORDS}the moderator's "
              "changes and the end, each starting with all that happened since your last mail",
     "all": "a mail whenever anything public happens",
-    "digest": "one mail a day with all that happened, and the mails that ask you to decide",
+    "digest": "one mail a day with all that happened, the mails that ask you to decide, and a short mail at once "
+              "when the moderator changes something",
 }
 TALK_HINT = ("To talk to the other players, start a line with 'say'; to write to the moderator, with "
              "'moderator' (a line 'end' closes a text of several lines).")

@@ -38,7 +38,8 @@ OTHER_HELP = (
      "You are mailed when you must decide, with answers to your mails, {auctions}the moderator's changes and the "
      "end of the game; each mail starts with everything that happened since your last one."),
     ("mail all", "You are mailed after everything anybody does."),
-    ("mail digest", "One mail a day, and the mails that ask you to decide."),
+    ("mail digest", "One mail a day, the mails that ask you to decide, and a short mail at once when the moderator "
+     "changes something."),
     ("pictures off",
      "Your game mails carry no picture of the board ('pictures on' brings it back); the board is in their text "
      "either way."),
