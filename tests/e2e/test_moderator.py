@@ -67,7 +67,7 @@ def test_a_replaced_player_is_told_by_mail_that_they_no_longer_play(table, dovec
     games.replace_player(game_id, BOB[1], "dee@example.test", "Dee", reason="Bob moved abroad")
     worker.run_once()
     (told,) = inbox(dovecot, "bob")[before:]
-    assert str(told["Subject"]) == f"[Fifth Avenue #{game_id}] Ann, Dee, Cy"  # the game's subject, with Dee now
+    assert str(told["Subject"]) == f"[Fifth Avenue #{game_id}] Ann, Bob, Cy"  # the game's one subject, kept
     said = " ".join(text(told).split())
     assert f"you no longer play in Fifth Avenue #{game_id}" in said and "to Dee." in said
     assert "The moderator says: Bob moved abroad" in said

@@ -23,6 +23,7 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import Session, select
 
+from pbem.services.mail_out.receipts import is_receipt
 from pbem.games.fifth_avenue import new_game
 from pbem.games.legal import spelled
 from pbem.games.rng import Rng
@@ -61,14 +62,17 @@ class Table:
         self.players = NAMES[:players]
         self.game = self.service.create_game(kind, self.players, seed=seed, options=options)
         self.seen = 0
+        self.receipts: list[OutboxMail] = []  # the short mails without a board (services.mail_out.receipts)
 
     def new_mails(self) -> list[OutboxMail]:
+        """The game mails (with the board) queued since the last call; receipts go to ``receipts``."""
         with Session(self.service.engine) as s:
             mails = s.exec(select(OutboxMail).where(OutboxMail.game_id == self.game, OutboxMail.id > self.seen)
                            .order_by(OutboxMail.id)).all()
         if mails:
             self.seen = mails[-1].id
-        return list(mails)
+        self.receipts += [mail for mail in mails if is_receipt(mail)]
+        return [mail for mail in mails if not is_receipt(mail)]
 
     def submit(self, seat: int, text: str) -> None:
         """A player's mail, in a pass of the worker of its own: what it queued is sent before the next mail (else
@@ -494,6 +498,11 @@ def test_complete_games_by_mail_ask_each_decision_of_the_right_player(database_u
         decisions += 1
         mails = table.new_mails()
         assert decisions < 3000
+    # The receipts (bids an auction answered later): no hand, no board, 72 columns, the game's subject.
+    assert table.receipts
+    for receipt in table.receipts:
+        assert "Your hand" not in receipt.text_body and receipt.html_body is None and receipt.subject == subject
+        assert max(len(line) for line in receipt.text_body.splitlines()) <= 72, receipt.text_body
     engine.dispose()
     assert decisions > 20
 
