@@ -45,11 +45,14 @@ from ..games import get_game
 from ..limits import MAX_GAME_ID
 from ..render.html import render_board_html
 from ..services.table.archive_settings import ARCHIVE, checked_archive
-from ..services.mail_out.chronicle import describe, fallback_words, played_words
+from ..services.mail_out.chronicle import as_then, describe, fallback_words, played_words
 from ..services.common.deadlines import aware
 from ..services.common.errors import GameNotFound
 from ..services.common.game_info import GameInfo, PlayerInfo
+from ..services.common.holders import Holding, seat_holders
 from ..services.table.games import effective_commands
+from ..services.table.robot_names import SHOWN as ROBOTS_SHOWN
+from ..services.table.robot_names import robot_address, robot_name
 from ..services.common.timing import Timing
 from ..store.models import (
     ArchiveHiddenPlayer,
@@ -63,7 +66,7 @@ from ..store.models import (
 )
 from ..store.uow import UnitOfWork
 from ..words import listing
-from .records import ArchivedPlayer, GameRecord, GameSummary, Step, TalkLine
+from .records import ArchivedHolder, ArchivedPlayer, GameRecord, GameSummary, Step, TalkLine
 
 OLD_KEY_SALT = "pbem-archive:"  # the unkeyed keys before migration 0013: only to find legacy hidden rows
 SHOWN, LEFT_OUT = ARCHIVE  # games.archive: whether the site shows the game
@@ -396,6 +399,7 @@ def _load_games(s: Session, ids: list[int] | None) -> list[_Game]:
                         .order_by(Event.game_id, Event.seq)).all():
         later.setdefault(event.game_id, []).append(event)
     hiding = _hiding(s)
+    shared = _shared_seats(s, wanted, seats)
     loaded = []
     for game in games:
         if game.id not in last_events:
@@ -409,11 +413,54 @@ def _load_games(s: Session, ids: list[int] | None) -> list[_Game]:
             for event in later.get(game.id, []):
                 state.apply_command(event.seat, event.data["command"])
         cast = _Cast.of(game_seats, hiding)
-        loaded.append(_Game(game, cast, state, _summary(game, cast, state, last_events[game.id])))
+        steps = shared.get(game.id, ({}, {}))[1]
+        holders = {seat: _archived_holders(cast, held, steps)
+                   for seat, held in shared.get(game.id, ({}, {}))[0].items() if len(held) > 1}
+        loaded.append(_Game(game, cast, state, _summary(game, cast, state, last_events[game.id], holders)))
     return loaded
 
 
-def _summary(game: Game, cast: _Cast, state: Any, last: Event) -> GameSummary:
+def _shared_seats(s: Session, wanted: list[Any], seats: dict[int, list[Seat]]
+                  ) -> dict[int, tuple[dict[int, list[Holding]], dict[int, int]]]:
+    """For each game of ``wanted`` whose seats changed hands (services.common.holders): every seat's holders, and
+    the step of the game's page at each of its events. Only those games' events are read."""
+    changed = select(Event.game_id).join(Game, Game.id == Event.game_id).where(
+        *wanted, Event.kind.in_(("replace_player", "robot_cover")))  # type: ignore[attr-defined]
+    rows: dict[int, list[Event]] = {}
+    for event in s.exec(select(Event).where(Event.game_id.in_(changed.distinct()))  # type: ignore[attr-defined]
+                        .order_by(Event.game_id, Event.seq)).all():
+        rows.setdefault(event.game_id, []).append(event)
+    found = {}
+    for game_id, events in rows.items():
+        step, steps = 0, {}
+        for event in events:
+            step += event.seq > 1 and _is_step(event.kind, event.data)
+            steps[event.seq] = step
+        found[game_id] = (seat_holders(events, seats.get(game_id, [])), steps)
+    return found
+
+
+def _archived_holders(cast: _Cast, held: list[Holding], steps: dict[int, int]) -> tuple[ArchivedHolder, ...]:
+    """A shared seat's holders as the site shows them: a robot that took the seat over from a person is "robot"
+    after the person's name ("Bob, then robot (from step 40)"); a robot is known by its seat's robot address."""
+    moves = sum(h.moves for h in held) or 1
+    shown: list[ArchivedHolder] = []
+    for before, holding in zip((None, *held), held):
+        email = holding.email or robot_address(holding.seat)
+        name, key = cast.meet(holding.name, email)
+        label = name
+        if holding.robot and before is not None and holding.name == robot_name(before.name, holding.robot):
+            label = ROBOTS_SHOWN[holding.robot]
+            name = robot_name(shown[-1].name, holding.robot)  # a hidden player's robot is not named after them
+        shown.append(ArchivedHolder(
+            name=name, key=key, label=label, first_step=steps.get(holding.first, 0) if holding.first > 1 else 0,
+            last_step=None if holding.last is None else steps.get(holding.last, 0), moves=holding.moves,
+            share=holding.moves / moves, hidden=key in cast.hidden_keys))
+    return tuple(shown)
+
+
+def _summary(game: Game, cast: _Cast, state: Any, last: Event,
+             holders: dict[int, tuple[ArchivedHolder, ...]] | None = None) -> GameSummary:
     finished = game.status == GameStatus.FINISHED
     winners = set(state.result["winners"]) if finished and state.result else set()
     # A paused game waits for nobody: the decision is due again when it resumes.
@@ -422,7 +469,8 @@ def _summary(game: Game, cast: _Cast, state: Any, last: Event) -> GameSummary:
         id=game.id, kind=game.kind, title=get_game(game.kind).TITLE, variant=game.variant, status=game.status,
         players=tuple(ArchivedPlayer(seat=seat, name=cast.names[seat], key=cast.keys[seat],
                                      score=state.scores[seat], winner=seat in winners,
-                                     hidden=cast.keys[seat] in cast.hidden_keys)
+                                     hidden=cast.keys[seat] in cast.hidden_keys,
+                                     holders=(holders or {}).get(seat, ()))
                       for seat in sorted(cast.names)),
         started_at=aware(game.created_at), ended_at=aware(last.created_at) if finished else None,
         to_act=(cast.names[due],) if due in cast.names else (), last_seq=last.seq,
@@ -568,8 +616,9 @@ class _Replay:
         data = event.data or {}
         if event.kind == "command":
             command = data.get("command", event.text)
-            lines = [played_words(self.info, event.seat, data, None, command)]
-            lines += ([describe(engine_event, self.info, None) for engine_event in data["events"]]
+            info = as_then(self.info, [], event)  # a robot's move at a late player's seat is the robot's
+            lines = [played_words(info, event.seat, data, None, command)]
+            lines += ([describe(engine_event, info, None) for engine_event in data["events"]]
                       if "events" in data else list(data.get("effects", [])))
             if self.finished:  # nothing is secret after the game
                 lines += [line for seat, secrets in sorted(data.get("private", {}).items())

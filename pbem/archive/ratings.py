@@ -5,7 +5,8 @@ player starts at the model's default and is rated after each finished game they 
 in the order they ended. A game ranks its players as its result does: the winners first (a tie the engine
 broke is no tie), then the others by score, equal scores sharing a rank. Only the seats count: the robot of a
 two-player Fifth Avenue bids but is no player (it is never a seat, so it is never in a summary). Games that
-did not finish (running, aborted) rate nobody.
+did not finish (running, aborted) rate nobody. A seat that changed hands counts for each of its holders by their
+share of its commands (docs/rules.md, D47; ``rate``).
 
 openskill is imported when a rating is first asked for: the command line starts without it.
 """
@@ -20,7 +21,11 @@ from .records import ArchivedPlayer, GameSummary, PlayerRecord, Rating
 
 
 def rate(summaries: Iterable[GameSummary]) -> dict[str, tuple[Rating, ...]]:
-    """Each player's rating after every finished game they played in, oldest first (player key -> ratings)."""
+    """Each player's rating after every finished game they played in, oldest first (player key -> ratings).
+
+    A seat that changed hands (docs/rules.md, D47) rates each of its holders who played a command of it: as if
+    they had held it alone against the other seats' main holders (who played most of theirs), their rating
+    moved by their share of the seat's commands."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
@@ -32,11 +37,28 @@ def rate(summaries: Iterable[GameSummary]) -> dict[str, tuple[Rating, ...]]:
         players = list(game.players)
         if len(players) < 2:
             continue
-        teams = [[current.get(p.key) or model.rating(name=p.key)] for p in players]
-        for player, (rated,) in zip(players, model.rate(teams, ranks=ranks(players))):
-            current[player.key] = rated
-            ratings.setdefault(player.key, []).append(Rating(game.id, game.ended_at, rated.mu, rated.sigma))
+        places = ranks(players)
+        main = [max(shares(p).items(), key=lambda x: x[1])[0] for p in players]
+        before = {key: current.get(key) or model.rating(name=key) for p in players for key in shares(p)}
+        rated = dict(zip(main, (team[0] for team in model.rate([[before[key]] for key in main], ranks=places))))
+        for seat, player in enumerate(players):
+            for key, share in shares(player).items():
+                if key not in rated:  # one who held the seat for part of the game, against the main holders
+                    teams = [[before[key] if other == seat else before[main[other]]] for other in range(len(players))]
+                    rated[key] = model.rate(teams, ranks=places)[seat][0]
+                new = rated[key]
+                old = before[key]
+                mu, sigma = old.mu + share * (new.mu - old.mu), old.sigma + share * (new.sigma - old.sigma)
+                current[key] = model.rating(mu=mu, sigma=sigma, name=key)
+                ratings.setdefault(key, []).append(Rating(game.id, game.ended_at, mu, sigma))
     return {key: tuple(history) for key, history in ratings.items()}
+
+
+def shares(player: ArchivedPlayer) -> dict[str, float]:
+    """Who is rated for a seat, with their share of its commands: its holders who played any (its player alone,
+    with 1.0, when it never changed hands), oldest first."""
+    held = {h.key: player.share(h.key) for h in player.holdings()}
+    return {key: share for key, share in held.items() if share > 0} or {player.key: 1.0}
 
 
 def ranks(players: list[ArchivedPlayer]) -> list[int]:
@@ -57,14 +79,16 @@ def player_records(summaries: Iterable[GameSummary]) -> list[PlayerRecord]:
     played: dict[str, list[tuple[GameSummary, ArchivedPlayer]]] = {}
     for game in games:
         for player in game.players:
-            played.setdefault(player.key, []).append((game, player))
+            for key in dict.fromkeys(h.key for h in player.holdings()):  # whoever held a seat has the game
+                played.setdefault(key, []).append((game, player))
     records = []
     for key, entries in played.items():
         entries.sort(key=lambda entry: (entry[0].started_at, entry[0].id), reverse=True)
-        finished = [player for game, player in entries if game.finished]
+        # A game counts in the record of those who played a command of the seat (D47), the seat's result theirs.
+        finished = [player for game, player in entries if game.finished and key in shares(player)]
         scores = [p.score for p in finished if p.score is not None]
         records.append(PlayerRecord(
-            key=key, name=entries[0][1].name, games=tuple(game for game, _ in entries), played=len(finished),
+            key=key, name=entries[0][1].held_by(key)[0].name, games=tuple(game for game, _ in entries), played=len(finished),
             won=sum(1 for p in finished if p.winner), average_score=mean(scores) if scores else None,
             ratings=ratings.get(key, ())))
     return sorted(records, key=lambda r: (r.name.lower(), r.key))

@@ -13,6 +13,20 @@ from typing import Any
 
 
 @dataclass(frozen=True)
+class ArchivedHolder:
+    """One of the people (or robots) who held a seat that changed hands (services.common.holders)."""
+
+    name: str  # as the site shows it (hidden or not)
+    key: str
+    label: str  # as the list of the seat's holders says it: the name, or "robot" for the robot that took it over
+    first_step: int  # the step of the game's page from which they held the seat (0: from the start)
+    last_step: int | None  # the last step they held it at, None: to the end (or now)
+    moves: int  # the seat's commands they played
+    share: float  # their part of the seat's commands (what a shared seat's rating counts: docs/rules.md, D47)
+    hidden: bool = False
+
+
+@dataclass(frozen=True)
 class ArchivedPlayer:
     seat: int
     name: str  # as the site shows it: the player's name, or "Player <key[:6]>" when the moderator hid it
@@ -20,6 +34,36 @@ class ArchivedPlayer:
     score: int | None  # the final score of a finished game, else the score so far (public)
     winner: bool = False
     hidden: bool = False
+    # Everybody who held the seat, oldest first, when it changed hands (else empty: the player above held it)
+    holders: tuple[ArchivedHolder, ...] = ()
+
+    def holdings(self) -> tuple[ArchivedHolder, ...]:
+        """Who held the seat: its holders, or the player alone."""
+        return self.holders or (ArchivedHolder(self.name, self.key, self.name, 0, None, 0, 1.0, self.hidden),)
+
+    def held_by(self, key: str) -> tuple[ArchivedHolder, ...]:
+        """The times the holder ``key`` held the seat (a late player's robot may come between two)."""
+        return tuple(h for h in self.holdings() if h.key == key)
+
+    def share(self, key: str) -> float:
+        """The part of the seat's commands the holder ``key`` played (1.0: all; 0.0: none, or not theirs)."""
+        return sum(h.share for h in self.held_by(key))
+
+    def moves(self, key: str) -> int:
+        return sum(h.moves for h in self.held_by(key))
+
+    def part(self, key: str) -> str:
+        """Which steps the holder ``key`` played of a shared seat ("" for a seat of one holder)."""
+        if not self.holders:
+            return ""
+        return ", ".join(f"from step {h.first_step}" if h.last_step is None
+                         else f"steps {h.first_step} to {h.last_step}" if h.first_step else f"to step {h.last_step}"
+                         for h in self.held_by(key))
+
+    def shown(self) -> str:
+        """Who held the seat in words: "Bob, then robot (from step 40)"."""
+        return ", then ".join(h.label if not n else f"{h.label} (from step {h.first_step})"
+                              for n, h in enumerate(self.holdings()))
 
 
 @dataclass(frozen=True)
@@ -45,6 +89,15 @@ class GameSummary:
     def winners(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.players if p.winner)
 
+    def seat_of(self, key: str) -> ArchivedPlayer | None:
+        """The seat the player ``key`` held (the one they played the most of, if several)."""
+        held = [(p.moves(key), -p.seat, p) for p in self.players if p.held_by(key)]
+        return max(held, default=(0, 0, None), key=lambda x: x[:2])[2]
+
+    def keys(self) -> tuple[str, ...]:
+        """Everybody who held a seat, each once, in seat order."""
+        return tuple(dict.fromkeys(h.key for p in self.players for h in p.holdings()))
+
 
 def summary_to_dict(summary: GameSummary) -> dict[str, Any]:
     """``summary`` as JSON data (the site keeps every game's summary between builds)."""
@@ -55,7 +108,9 @@ def summary_to_dict(summary: GameSummary) -> dict[str, Any]:
 
 
 def summary_from_dict(data: dict[str, Any]) -> GameSummary:
-    return GameSummary(**{**data, "players": tuple(ArchivedPlayer(**p) for p in data["players"]),
+    return GameSummary(**{**data, "players": tuple(ArchivedPlayer(**{
+                              **p, "holders": tuple(ArchivedHolder(**h) for h in p.get("holders", ()))})
+                              for p in data["players"]),
                           "to_act": tuple(data["to_act"]), "started_at": datetime.fromisoformat(data["started_at"]),
                           "ended_at": datetime.fromisoformat(data["ended_at"]) if data["ended_at"] else None})
 

@@ -106,11 +106,12 @@ class BuiltGame:
 
     @classmethod
     def of(cls, summary: GameSummary, people: Sequence[str] = ()) -> BuiltGame:
-        return cls(summary.last_seq, summary.status, [p.name for p in summary.players],
+        return cls(summary.last_seq, summary.status, [p.shown() for p in summary.players],
                    [p.key for p in summary.players], summary.finished, list(people))
 
     def same_people(self, summary: GameSummary) -> bool:
-        return (self.names, self.keys) == ([p.name for p in summary.players], [p.key for p in summary.players])
+        # shown(): who held each seat, so a seat a robot took over for a late player is a change too
+        return (self.names, self.keys) == ([p.shown() for p in summary.players], [p.key for p in summary.players])
 
 
 @dataclass
@@ -488,7 +489,8 @@ def game_page(record: GameRecord, steps: Sequence[DrawnStep]) -> str:
 
 def index_page(summaries: Sequence[GameSummary]) -> str:
     games = sorted(summaries, key=lambda s: s.id, reverse=True)
-    players = sorted({(p.name, p.key) for s in games for p in s.players}, key=lambda p: (p[0].lower(), p[1]))
+    players = sorted({(h.name, h.key) for s in games for p in s.players for h in p.holdings()},
+                     key=lambda p: (p[0].lower(), p[1]))
     kinds = sorted({(s.kind, s.title) for s in games})
     return render("index.html.j2", root="", games=games, players=players, kinds=kinds)
 

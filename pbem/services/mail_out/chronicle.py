@@ -17,11 +17,12 @@ moderator. A command's ``data["private"]`` holds what only one player saw
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Protocol
 
 from ...games import get_game
 from ..common.game_info import GameInfo
+from ..common.holders import names_at, played_by_robot
 
 
 class Row(Protocol):
@@ -119,13 +120,17 @@ def readable_by(row: Row, reader: int | None) -> bool:
 
 
 def happenings(rows: Iterable[Row], info: GameInfo, reader: int | None, after: int = 0) -> list[Happening]:
-    """What happened after event ``after``, oldest first, in ``reader``'s words."""
+    """What happened after event ``after``, oldest first, in ``reader``'s words; each event names the players
+    who held the seats then (services.common.holders), not those who hold them now."""
     told: list[Happening] = []
     run: tuple[Any, ...] | None = None  # (seat, turn, by) of the commands told in told[-1]
+    rows = list(rows)
+    now, changes = info, [row for row in rows if row.kind == "replace_player"]
     for row in rows:
         if row.seq <= after or not readable_by(row, reader):
             continue
         data = row.data or {}
+        info = as_then(now, changes, row)
         if row.kind == "command":
             key = (row.seat, tuple(data.get("turn") or ()), data.get("by"))
             details = ([describe(event, info, reader) for event in data["events"]] if "events" in data
@@ -152,6 +157,18 @@ def happenings(rows: Iterable[Row], info: GameInfo, reader: int | None, after: i
     return told
 
 
+def as_then(info: GameInfo, changes: list[Row], row: Row) -> GameInfo:
+    """``info`` with the seats' names as they were at ``row`` (``changes``: the replacements after it): a
+    replaced player's moves stay theirs, and a robot's move at a late player's seat is the robot's."""
+    names = {p.seat: p.name for p in info.players}
+    then = names_at(changes, names, row.seq)
+    if row.kind == "command" and row.seat in then:
+        then[row.seat] = played_by_robot(then[row.seat], row.data)
+    if then == names:
+        return info
+    return replace(info, players=[replace(p, name=then[p.seat]) for p in info.players])
+
+
 def played_words(info: GameInfo, seat: int | None, data: dict[str, Any], reader: int | None, command: str) -> str:
     who = "you" if seat == reader else player_label(info, seat) if seat is not None else "somebody"
     reason = f" (the moderator says: {data['reason']})" if data.get("reason") else ""
@@ -160,6 +177,8 @@ def played_words(info: GameInfo, seat: int | None, data: dict[str, Any], reader:
         return f"{whose} deadline passed, so pbem played for {who}{reason}: {command}"
     if data.get("by") == "moderator":
         return f"The moderator played for {who}{reason}: {command}"
+    if data.get("by") == "robot" and seat == reader:  # a robot covering for the reader, late (on-timeout=robot)
+        return f"A robot played for you (your deadline had passed): {command}"
     return f"{who[0].upper()}{who[1:]} played: {command}"
 
 
@@ -180,6 +199,6 @@ def fallback_words(row: Row) -> str:
     return ""
 
 
-__all__ = ["Happening", "Row", "TALK_KINDS", "describe", "fallback_words", "happenings", "named", "played_words", "player_label",
+__all__ = ["Happening", "Row", "TALK_KINDS", "as_then", "describe", "fallback_words", "happenings", "named", "played_words", "player_label",
            "private_lines", "public_events",
            "readable_by", "talk_parts", "with_names"]
