@@ -25,6 +25,9 @@ Each engine is a package exposing ``NAME``, ``TITLE``, ``PLAYERS``,
 - ``decision_kind(state)``: ``"bid"`` for a decision inside an auction,
   ``"move"`` for any other, ``"none"`` once the game is over (the worker
   treats the two kinds differently when a deadline passes);
+- ``bid_reach(state)``, only in an engine whose players bid (``bid`` in ``COMMAND_WORDS``): what the player
+  who must bid now can bid with and the most their bid can come to (None outside an auction), which the first
+  screen of their mail shows;
 - ``timeout_command(state)``: the command played for the player who must act
   when their deadline passes, one of ``state.legal_commands()``; ``ValueError``
   on a finished game;

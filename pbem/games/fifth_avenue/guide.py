@@ -8,10 +8,11 @@ allow, what is still owed this turn. Pure: it only reads the state.
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from ..base import CommandHelp
 from ..legal import compact
-from .board import CENTRAL_PARK
+from .board import BLACK, CENTRAL_PARK, VALUES
 from .rules import allowed_bid_colors, build_limit, cards_wanted, current_player, describe_decision, high_bid
 from .state import State
 
@@ -118,6 +119,36 @@ PUBLIC_EVENTS = frozenset({
     "forced",
 })
 RESULT_EVENTS = ("game_over", "building_stop", "won", "no_bids", "scored", "special_scoring")
+
+
+def bid_reach(state: State) -> dict[str, Any] | None:
+    """What the player who must bid now can bid with, for the first screen of their mail: ``cards``, [(color,
+    [values])] of the allowed colors they hold (only the color of their bid once they have bid) and black;
+    ``most``, the most their bid can come to (their cards on the table, every card of their best allowed color
+    and every black card; 0 when they can only pass); ``high``, the high bid to beat. None outside an auction.
+    Only the bidder's own mail may show it: it is their hand."""
+    if state.is_terminal() or state.frames[-1]["kind"] != "auction":
+        return None
+    frame = state.frames[-1]
+    player = current_player(state)
+    hand = state.hands[player]
+    own = frame["bids"].get(str(player))
+    colors = [own["color"]] if own is not None else allowed_bid_colors(state, frame, player)[0]
+    held = [c for c in colors if c and sum(hand[c])]
+
+    def worth(color: str) -> int:
+        return sum(v * n for v, n in zip(VALUES, hand[color]))
+
+    on_table = sum(v * (a + b) for v, a, b in zip(VALUES, own["colored"], own["black"])) if own else 0
+    can_bid = bool(held) or (own is not None and sum(hand[BLACK]) > 0)
+    most = on_table + max((worth(c) for c in held), default=0) + worth(BLACK) if can_bid else 0
+    cards = [(c, _values(hand[c])) for c in held] + ([(BLACK, _values(hand[BLACK]))] if can_bid and sum(hand[BLACK])
+                                                     else [])
+    return {"cards": cards, "most": most, "high": high_bid(frame)[1]}
+
+
+def _values(counts: list[int]) -> list[int]:
+    return [v for v, n in zip(VALUES, counts) for _ in range(n)]
 
 
 def decision_context(state: State) -> tuple[str, str]:
@@ -275,4 +306,4 @@ def decision_request(state: State) -> str:
     return f"You won {site}: build up to {most} skyscraper{'s' if most != 1 else ''}{stop}"
 
 
-__all__ += ["decision_request"]
+__all__ += ["bid_reach", "decision_request"]
