@@ -77,6 +77,7 @@ def notice_html(subject: str, context: dict[str, Any]) -> str:
         earlier=context.get("earlier", 0),
         note=[_unwrap(paragraph) for paragraph in context.get("note") or []],
         decision=_decision(decision) if decision else None,
+        answer=context.get("answer"),
         waiting=_unwrap(context.get("waiting") or ""),
         over=context.get("over", False),
         board=board,

@@ -169,9 +169,12 @@ def html_sections(html: str) -> tuple[list[tuple[str, str]], list[str]]:
 
 # (name, the text part's line that starts the section, the heading that starts the HTML part's). A text
 # section runs to the next section's line (the mail's own "since" sections to their blank line); an HTML
-# section to the next heading.
+# section to the next heading. The first screen's block (services.mail_out.first_screen: the bids so far, the final
+# scores) runs to its blank line, like the "since" sections.
 SECTIONS = [
     ("since", r"Since your last mail", "Since your last mail"),
+    ("bids so far", r"Bids for .+ so far:$", "Bids for "),
+    ("final scores", r"Final scores:$", "Final scores"),
     ("earlier", r"Earlier since your last mail:", "Earlier since your last mail"),
     ("header", r"Fifth Avenue -- ", "Fifth Avenue: "),
     ("city", r"THE CITY:", "The city"),
@@ -203,7 +206,7 @@ def text_sections(text: str) -> list[tuple[str, str]]:
             if re.match(start, line):
                 end = i + 1
                 while end < len(lines) and not STARTS.match(lines[end]) and \
-                        not (name in ("since", "earlier") and not lines[end].strip()):
+                        not (name in ("since", "earlier", "bids so far", "final scores") and not lines[end].strip()):
                     end += 1
                 found.append((name, " ".join(" ".join(lines[i:end]).split())))
                 break
@@ -389,7 +392,7 @@ def test_the_html_part_of_every_mail_of_a_complete_game_says_what_the_text_part_
     assert table.service.get(table.game).over
     kinds = {name for m in mails for name, _ in text_sections(m.text_body)}
     assert {"since", "city", "supply row", "card stacks", "players", "auction", "building", "hand", "send",
-            "final scoring"} <= kinds, kinds  # every section was compared somewhere
+            "final scoring", "bids so far", "final scores"} <= kinds, kinds  # every section was compared somewhere
     for mail in mails:
         same_content(mail.text_body, mail.html_body)
 

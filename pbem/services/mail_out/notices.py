@@ -8,12 +8,14 @@ reader's own view of the game, so another player's hand is never in it, and
 reads top to bottom:
 
 1. one line saying what the mail wants (mail clients show it as the preview);
-2. what happened since the reader's last game mail (``services.mail_out.chronicle``),
+2. what the reader must do and by when, with one example command (or whom the game waits for);
+3. the answer to the mail's question (``services.mail_out.first_screen``): the bids so far and the reader's
+   cards that can bid, or the winner and the final scores;
+4. what happened since the reader's last game mail (``services.mail_out.chronicle``),
    so nothing is lost by mailing less; what does not fit the first screen
    goes below the board;
-3. what the reader must do and by when, with one example command;
-4. the board and the reader's hand;
-5. the commands the reader may send, as shapes, and how to answer.
+5. the board and the reader's hand;
+6. the commands the reader may send, as shapes, and how to answer.
 
 All mails of a game share one subject, "[Fifth Avenue #12] Ann, Bob, Cy", and
 one thread root, so every client keeps a game in one conversation. A mail that
@@ -47,6 +49,7 @@ from ...timespans import format_duration, format_moment
 from ...words import listing, plural
 from . import delivery
 from .chronicle import Happening, describe, happenings, named, player_label, with_names
+from .first_screen import answer_block
 from ..common.game_info import GameInfo
 
 MakeMsgid = Callable[[], str]
@@ -232,7 +235,8 @@ class Mailer:
         preview = preview or (happened[-1].headline if happened else "The game as it stands.")
         if happened and not happened[-1].details and happened[-1].headline == preview:
             happened.pop()  # the first line says it already
-        shown, below = self._fit(happened, _count([wrap(line) for line in note]))
+        answer = answer_block(info, seat, decision is not None)
+        shown, below = self._fit(happened, _count([wrap(line) for line in note]) + _count(answer["text"] if answer else []))
         happened_items = {"happened_items": [_html_item(item) for item in shown],
                           "below_items": [_html_item(item) for item in below]}
         names = [p.name for p in sorted(info.players, key=lambda p: p.seat)]
@@ -241,7 +245,7 @@ class Mailer:
             "preview": preview, "happened": [_lines(item) for item in shown], "below": [_lines(item) for item in below],
             "earlier": len(below), **happened_items,
             "note": [wrap(line) for line in note],
-            "decision": decision, "waiting": "" if decision else self._waiting(seat, view), "secret": player.secret,
+            "decision": decision, "answer": answer, "waiting": "" if decision else self._waiting(seat, view), "secret": player.secret,
             "over": state.is_terminal(),
             "board": render.board(info.kind, view, players=names).rstrip(),
             "extra": [*extra, *([f"The whole game, move by move: {info.page}"] if info.page and state.is_terminal()
