@@ -15,6 +15,9 @@ Each mail is sent through ``outbox_sender.build_message`` as the worker would bu
 (``mail_html``: inline pictures made ``data:`` URIs) is opened in headless Chromium at 390 px (a phone) and at
 900 px (a desktop) wide, where: the document is no wider than the viewport (no sideways scrolling); at 900 px
 the decision sentence (the text part's, shown in bold in the highlighted box) is wholly on the first screen;
+at 390 px the first 700 px hold the decision with its deadline and example, a bid mail's bids so far, high bid
+and the reader's cards that can bid, and the last mail's final scores and winner (issue 35, point 2;
+``first_screen_parts``, measured with getBoundingClientRect);
 every Fifth Avenue place (City Hall, the districts, Central Park) or Manhattan city is there once; every
 picture loaded. A screenshot of each mail at each width goes to ``screenshot_dir() / "mails"`` (printed with
 its path; look at them, nothing compares them pixel by pixel). The places are found by the class ``place``
@@ -156,11 +159,10 @@ def role_of_kind(kind: str) -> str:
 
 
 def decision_sentence(mail: OutboxMail) -> str:
-    """The sentence under the preview that says what to send (the text part's paragraph before the board,
-    without its example): what the HTML part shows in bold in the highlighted box."""
+    """The sentence under the preview that says what to send (the text part's second paragraph, without its
+    example): what the HTML part shows in bold in the highlighted box."""
     paragraphs = [" ".join(p.split()) for p in mail.text_body.split("\n\n")]
-    board = next(i for i, p in enumerate(paragraphs) if p.startswith(("Fifth Avenue -- ", "Manhattan -- ")))
-    sentence = paragraphs[board - 1].split("For example: ")[0].strip()
+    sentence = paragraphs[1].split("For example: ")[0].strip()
     assert sentence, f"no decision sentence in mail {mail.id}:\n{mail.text_body[:800]}"
     return sentence
 
@@ -264,6 +266,7 @@ def test_the_set_of_mails_covers_what_the_issue_asks(games: dict[str, Played], l
     if fifth_avenue:
         assert "Building stop: out of play" in by_role["after-a-building-stop"].mail.html_body  # the board shows it
         assert re.search(r"<h3[^>]*>Auction for ", by_role["auction-with-a-bid"].mail.html_body)
+        assert 'class="mine"' in by_role["auction-with-a-bid"].mail.html_body  # its first screen is measured
         if len(game.setup.names) == 2:
             assert "robot-drew-black" in roles
     else:
@@ -307,6 +310,32 @@ for (const e of document.body.querySelectorAll('*')) {
 }
 return found;
 """
+
+# Where an element ends, from the top of the document (None when there is none).
+_BOTTOM = """
+const e = document.querySelector(arguments[0]);
+if (!e) return null;
+return e.getBoundingClientRect().bottom + window.scrollY;
+"""
+FIRST_SCREEN_PX = 700  # of a phone 390 px wide, what shows before any scrolling (issue 35, point 2)
+
+
+def first_screen_parts(chosen: Chosen) -> dict[str, str]:
+    """What must end within the first 700 px at 390 px, by CSS selector: the decision with its deadline and
+    example in every mail that asks one; in a bid mail the bids so far with the high bid, and the reader's
+    own cards that can bid with the most they can bid; in the mail that ends the game the final scores and
+    the winner (services.mail_out.first_screen)."""
+    parts = {}
+    if chosen.mail.decision is not None:
+        parts["the decision, deadline and example"] = ".decision"
+    if (decision_kind(chosen.mail) or "").startswith("auction/"):
+        parts["the bids so far"] = ".answer table"
+        parts["the high bid"] = ".answer p:not(.mine)"
+        parts["the reader's cards that can bid"] = ".answer p.mine"
+    if chosen.mail.text_body.startswith("Game over: "):
+        parts["the final scores and the winner"] = ".answer"
+    return parts
+
 
 _IN_BOLD = """
 const wanted = arguments[0];
@@ -388,6 +417,14 @@ def mail_problems(browser: Browser, chosen: Chosen, folder: Path) -> list[str]:
             if not page.visible_without_scrolling(sentence) or not whole:
                 problems.append(f"{where}: the decision sentence {sentence!r} is not wholly on the first "
                                 f"{height} px (boxes: {page.text_boxes(sentence)}); see {shot}")
+        if width == PHONE_WIDTH:
+            for what, selector in first_screen_parts(chosen).items():
+                bottom = page.js(_BOTTOM, selector)
+                if bottom is None or bottom > FIRST_SCREEN_PX:
+                    problems.append(f"{where}: {what} ({selector}) ends at {bottom} px, not within the first "
+                                    f"{FIRST_SCREEN_PX} px; see {shot}")
+                else:
+                    print(f"{where}: {what} ends at {bottom:.0f} px")
         problems += board_problems(chosen, page, where)
         if not page.images_loaded():
             problems.append(f"{where}: pictures that did not load: {[s[:80] for s in page.broken_images()]}")
