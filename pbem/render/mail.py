@@ -34,12 +34,58 @@ _SPACE = re.compile(r"\s*([{};:,>])\s*|\s+")
 
 
 @lru_cache(maxsize=None)
+@lru_cache(maxsize=1)
 def style_sheet() -> str:
     """templates/mail/style.css without its comments and spaces (a fifth of its bytes), a rule a line."""
     css = (TEMPLATE_DIR / "mail" / "style.css").read_text(encoding="utf-8")
     css = _SPACE.sub(lambda m: m.group(1) or " ", _COMMENT.sub("", css)).replace(";}", "}")
     # a rule a line: a mail's lines stay under its limit of 998 characters
     return css.replace("only screen and(", "only screen and (").replace("}", "}\n").strip()
+
+
+_RULE_OR_BLOCK = re.compile(r"(@[^{]+\{)|([^{}@]+)\{([^{}]*)\}|\}")
+_CLASS = re.compile(r"\.([\w-]+)")
+_TAG = re.compile(r"^([a-z][a-z0-9]*)")
+_CLASS_ATTRIBUTE = re.compile(r'class="([^"]*)"')
+_OPENED_TAG = re.compile(r"<([a-z][a-z0-9]*)")
+
+
+def used_style_sheet(css: str, body: str) -> str:
+    """The rules of ``css`` that some element of ``body`` may take: a selector whose classes and element names all
+    occur in ``body`` (an over-estimate that never drops a rule in use). A board mail uses about half the sheet:
+    a Fifth Avenue mail has no Manhattan city and most mails no secret or supply to mark."""
+    classes = {name for value in _CLASS_ATTRIBUTE.findall(body) for name in value.split()}
+    tags = set(_OPENED_TAG.findall(body))
+
+    def applies(selector: str) -> bool:
+        for compound in selector.replace(">", " ").split():
+            tag = _TAG.match(compound)
+            if tag and tag.group(1) not in tags or not set(_CLASS.findall(compound)) <= classes:
+                return False
+        return True
+
+    kept: list[str] = []
+    for block, selectors, declarations in (m.groups() for m in _RULE_OR_BLOCK.finditer(css)):
+        if block:
+            kept.append(block.strip())
+        elif selectors is None:  # the end of a block: dropped with the block when no rule of it is kept
+            if kept and kept[-1].startswith("@"):
+                kept.pop()
+            else:
+                kept.append("}")
+        else:
+            chosen = [s.strip() for s in selectors.split(",") if applies(s.strip())]
+            if chosen:
+                kept.append(",".join(chosen) + "{" + declarations + "}")
+    return "\n".join(kept).replace("{\n", "{")
+
+
+_STYLE_SHEET_HERE = Markup("/*the style sheet*/")
+
+
+def _with_style_sheet(html: str) -> str:
+    """``html`` rendered with ``_STYLE_SHEET_HERE`` for its style sheet, with the rules its elements use there."""
+    return html.replace(_STYLE_SHEET_HERE, used_style_sheet(style_sheet(), html), 1)
 
 
 _BETWEEN_TAGS = re.compile(r">\n+<")
@@ -70,7 +116,7 @@ def notice_html(subject: str, context: dict[str, Any]) -> str:
     board = render_board_html(context["kind"], context["view"], players=context["players"])
     html = html_environment().get_template("mail/notice.html.j2").render(
         subject=subject,
-        css=Markup(style_sheet()),
+        css=_STYLE_SHEET_HERE,
         preview=context["preview"],
         happened=context.get("happened_items") or [_item(block) for block in context.get("happened") or []],
         below=context.get("below_items") or [_item(block) for block in context.get("below") or []],
@@ -85,7 +131,7 @@ def notice_html(subject: str, context: dict[str, Any]) -> str:
         extra=_guide(context.get("extra") or []),
         secret=context.get("secret") or "",
     )
-    return tidy(html)
+    return tidy(_with_style_sheet(html))
 
 
 # =========================================================================== the text's pieces, unwrapped
@@ -167,8 +213,8 @@ def html_part(subject: str, text: str) -> str:
         else:
             blocks.append({"kind": "paragraph", "text": _unwrap(" ".join(lines))})
     html = html_environment().get_template("mail/plain.html.j2").render(subject=subject, blocks=blocks,
-                                                                                css=Markup(style_sheet()))
-    return tidy(html)
+                                                                                css=_STYLE_SHEET_HERE)
+    return tidy(_with_style_sheet(html))
 
 
-__all__ = ["html_part", "notice_html", "render_notice", "style_sheet", "tidy"]
+__all__ = ["html_part", "notice_html", "render_notice", "style_sheet", "tidy", "used_style_sheet"]

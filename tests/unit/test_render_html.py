@@ -27,7 +27,7 @@ from pbem.games.manhattan import new_game as new_manhattan
 from pbem.games.manhattan.board import absolute_site, load_board as load_manhattan_board
 from pbem.games.rng import Rng
 from pbem.render.html import FIFTH_AVENUE_PALETTE, MANHATTAN_PALETTE
-from pbem.render.mail import html_part, render_notice, style_sheet
+from pbem.render.mail import html_part, render_notice, style_sheet, used_style_sheet
 from pbem.render.text import hand_text, owner_names, wrap
 from pbem.services.offline.simulate import choose
 
@@ -364,8 +364,9 @@ def test_the_style_sheet_is_one_block_in_the_head_and_colours_stay_inline(render
         doc = parse(html)
         blocks = list(doc.all("style"))
         assert len(blocks) == 1 and blocks[0].parent is not None and blocks[0].parent.tag == "head", what
-        assert "".join(blocks[0].children) == style_sheet(), what
-        assert "/*" not in style_sheet()
+        sheet = "".join(blocks[0].children)
+        assert sheet == used_style_sheet(style_sheet(), html), what  # the rules this mail's elements use
+        assert len(sheet) < len(style_sheet()) and "/*" not in sheet, what
         used = {name for node in doc.all() for name in node.classes}
         assert used <= set(re.findall(r"\.([a-z][a-z-]*)", style_sheet())) | {"commands"}, (what, used)
         assert not any(node.tag in ("script", "link", "iframe", "object", "form") for node in doc.all()), what
@@ -486,7 +487,7 @@ def test_plain_mails_and_digests_get_paragraphs_and_wrapping_drawn_blocks() -> N
     assert pres and all(pre.style["white-space"] == "pre-wrap" for pre in pres)  # never wider than the screen
     assert any("+----" in "".join(c for c in pre.children if isinstance(c, str)) for pre in pres)
     assert html_module.unescape(re.sub(r"<[^>]+>", "", html)).count("SUPPLY ROW") == 1
-    assert [("".join(n.children)) for n in doc.all("style")] == [style_sheet()]
+    assert [("".join(n.children)) for n in doc.all("style")] == [used_style_sheet(style_sheet(), html)]
     metas = {m.attrs.get("name"): m.attrs.get("content") for m in doc.all("meta")}
     assert metas.get("color-scheme") == "light dark"
 
@@ -526,3 +527,11 @@ window.addEventListener('load', () => {{
     assert len(sizes) == len(labels)
     for label, (scroll, inner) in zip(labels, sizes):
         assert scroll <= inner, f"{label}: the page is {scroll} px wide"
+
+
+def test_a_mail_carries_the_rules_its_elements_use() -> None:
+    """Issue 35, point 5: the style sheet of a mail keeps a rule when its selector may match an element of the
+    mail (every class and element name of it is there), and drops a block (@media) left empty."""
+    css = ".a{color:red}\n.b .a,p.a{margin:0}\nh3{x:1}\n.c{y:2}\n@media screen{.c{z:3}\n}\n@media print{.a{w:4}\n}"
+    body = '<p class="a">x</p><div class="b">'
+    assert used_style_sheet(css, body) == ".a{color:red}\n.b .a,p.a{margin:0}\n@media print{.a{w:4}\n}"
