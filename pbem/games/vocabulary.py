@@ -30,6 +30,10 @@ class Vocabulary:
     fillers: frozenset[str] = frozenset()
     alone: frozenset[str] = frozenset()  # command words that are a whole command by themselves: 'pass', 'A'
 
+    def mistyped_command(self, token: str) -> str | None:
+        """The command word ``token`` (lower case) is a small typo of ('plcae' -> place), or None."""
+        return None if token in self.commands else near_command(token, self.commands)
+
     def means(self, token: str) -> bool:
         """Whether ``token`` (lower case, without punctuation) is a game word: a number, a word, a typo of one."""
         return bool(_NUMBER.fullmatch(token)) or token in self.words or near(token, self.words) is not None
@@ -37,6 +41,7 @@ class Vocabulary:
 
 _NUMBER = re.compile(r"\d+(?:[x×*]\d+)?")  # '4', and '2x1' (two 1-story parts in Manhattan)
 SHORTEST = 4  # words of fewer letters are never typos: 'my' is not 'ny', 'fast' is nearly 'east'
+SHORTEST_COMMAND = 3  # ... but a command word of three letters may be ('pas', 'bdi'): it must start the command
 
 
 def allowed_distance(word: str) -> int:
@@ -68,6 +73,33 @@ def near(token: str, words: Iterable[str]) -> str | None:
     return best
 
 
+def near_command(token: str, commands: Iterable[str]) -> str | None:
+    """The command word ``token`` is a small typo of: as ``near``, but from three letters on ('bdi' -> bid, 'pas'
+    -> pass), as a command word starts a line and is one of a few; the one-letter actions are never typos."""
+    token = token.lower()
+    if len(token) < SHORTEST_COMMAND or not token.isalpha():
+        return None
+    from rapidfuzz.distance import OSA
+
+    limit = 1 if len(token) < 7 else 2
+    best, best_distance = None, limit + 1
+    for word in sorted(commands):
+        if word == token:
+            return None
+        if word[:1] != token[:1] or len(word) < SHORTEST_COMMAND:
+            continue
+        distance = OSA.distance(token, word, score_cutoff=limit)
+        if distance < best_distance:
+            best, best_distance = word, distance
+    return best
+
+
+def did_you_mean_command(token: str, commands: Iterable[str]) -> str:
+    """' (did you mean place?)' when ``token`` is a typo of one of the command words ``commands``, else ''."""
+    found = near_command(token, commands)
+    return f" (did you mean {found}?)" if found else ""
+
+
 def did_you_mean(token: str, words: Iterable[str], spell=str) -> str:
     """' (did you mean brown?)' when ``token`` is a typo of one of ``words``, else ''. ``spell`` writes the word
     found as the player should read it (an alias as its full name)."""
@@ -75,4 +107,5 @@ def did_you_mean(token: str, words: Iterable[str], spell=str) -> str:
     return f" (did you mean {spell(found)}?)" if found else ""
 
 
-__all__ = ["SHORTEST", "Vocabulary", "allowed_distance", "did_you_mean", "near"]
+__all__ = ["SHORTEST", "SHORTEST_COMMAND", "Vocabulary", "allowed_distance", "did_you_mean", "did_you_mean_command",
+           "near", "near_command"]

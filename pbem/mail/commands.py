@@ -11,6 +11,8 @@ is docs/rules.md D42:
 - it goes on over the game's words (colors, places, businesses, cities, their
   aliases, numbers, small typos of them, filler words) and ends at the first
   other word, or after a word that ends a sentence;
+- a small typo of a command word starts one too ("plcae 34W orange", "bdi 5",
+  or "pas" alone on its line), so that the parser answers "did you mean place?";
 - it is a command if it holds a game word ("bid brwn 4": a typo, so the parser
   can answer "did you mean brown?"), or if it is a command by itself ("pass",
   "A", "stop") and stands alone: at the end of the line or followed by a clause
@@ -99,8 +101,11 @@ def _keep_words(text: str, left: list[str]) -> None:
 
 def _command_at(tokens: list[tuple[int, int, str]], i: int, vocabulary: Vocabulary) -> int | None:
     """The end (exclusive) of the command that starts at token ``i``, or None if none starts there."""
+    typo = None
     if _word(tokens[i][2]) not in vocabulary.commands:
-        return None
+        typo = vocabulary.mistyped_command(_word(tokens[i][2]))
+        if typo is None:
+            return None
     if i > 0 and not _closes_clause(tokens[i - 1][2]):
         return None  # in the middle of a sentence: "why did Bob bid brown 4"
     meant = 0  # game words (not fillers) after the command word
@@ -116,7 +121,9 @@ def _command_at(tokens: list[tuple[int, int, str]], i: int, vocabulary: Vocabula
             if _ends_sentence(tokens[j - 1][2]):
                 break
     if meant:
-        return j  # 'bid brown 4 6 thanks!'
+        return j  # 'bid brown 4 6 thanks!', and 'plcae 34W orange' for the parser to say 'did you mean place?'
+    if typo is not None:
+        return j if typo in vocabulary.alone and len(tokens) == 1 else None  # 'pas' alone; 'Bad luck' is prose
     if _word(tokens[i][2]) not in vocabulary.alone:
         return None  # 'B.' under a mail is Bob, 'Move on' is prose
     if j == len(tokens) or (j == i + 1 and (_closes_clause(tokens[i][2]) or tokens[j][2] in _DASHES)):

@@ -14,6 +14,8 @@ one line of ``LONE_LINE`` characters or more, and not every line of it is a
 command (or another order a player sends: 'board', 'game 3'): "pass" or "bid brown 4 6"
 copied from our list of commands, or a turn's commands sent as they were in an
 earlier turn (our confirmation lists them), are what the player means to send.
+A few lines between two pasted runs are ours too, unless one is a command: an
+older board differs from the ones we know in a row here and there.
 Pure: the caller gives the texts and says what a command line is.
 """
 
@@ -23,6 +25,7 @@ from collections.abc import Callable, Iterable
 
 SHORT_RUN = 20  # fewer characters in two lines or more may meet in our text by chance ('board' twice)
 LONE_LINE = 40  # a line this long found alone in our mail is pasted; shorter, it may be a command copied from it
+MAX_GAP = 8  # lines between two pasted runs that are taken for ours too (a row of an older board)
 MAX_LINES = 5000  # lines of a reply compared; the rest are left to the patterns
 _APART = "\x00"  # between two mails in the corpus: no run spans two mails
 
@@ -71,7 +74,19 @@ class SentText:
             if long_enough and not all(is_command(line) for line in lines[i:last + 1] if line.strip()):
                 mask[i:last + 1] = [True] * (last + 1 - i)
             i = last + 1
-        return mask
+        return _gaps_filled(mask, lines, is_command)
+
+
+def _gaps_filled(mask: list[bool], lines: list[str], is_command: Callable[[str], bool]) -> list[bool]:
+    """``mask`` with each short gap between two pasted runs marked too: an older board of ours pasted back
+    differs from the ones we still know in a row here and there ('|green  Ann x1 |'), and those rows are ours
+    as well. A gap with a command in it is the player's."""
+    marked = [i for i, hit in enumerate(mask) if hit]
+    for before, after in zip(marked, marked[1:]):
+        gap = [line for line in lines[before + 1:after] if line.strip()]
+        if 0 < len(gap) <= MAX_GAP and not any(is_command(line) for line in gap):
+            mask[before + 1:after] = [True] * (after - before - 1)
+    return mask
 
 
 __all__ = ["LONE_LINE", "SentText"]

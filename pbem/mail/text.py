@@ -16,7 +16,7 @@ languages, kept beside the code that matches them.
 What is dropped (see ``reply_lines``):
 
 - lines quoted with ``>`` (any depth);
-- the attribution before a quote, also wrapped over two or three lines:
+- the attribution before a quote, also wrapped over up to four lines (a narrow phone's client):
   "On ... wrote:" and its German, French, Spanish, Italian, Dutch, Portuguese
   and Scandinavian forms; any line ending in a colon that holds a date or time
   and then an address in <> or () (Gmail's date-first forms: Norwegian,
@@ -29,7 +29,10 @@ What is dropped (see ``reply_lines``):
   separator before it, with everything below;
 - an inline forwarded message ("---------- Forwarded message ---------",
   "Begin forwarded message:", ...) with everything below;
-- the "-- " signature and a phone's "Sent from my iPhone" with what follows;
+- the "-- " signature and a phone's "Sent from my iPhone" (or an app's: "Sent from TypeApp", "Get
+  Outlook for Android") with what follows;
+- a mailing list's footer with what follows: Google Groups' "You received this message because you are
+  subscribed to ..." and Mailman's line of underscores above "... mailing list";
 - our own mail pasted back without quote marks, from its first line that we
   recognise (the board's header "Fifth Avenue -- 3 players", "It is your
   turn. You may send:", "Ann played: ...", the map's boxes ...) to the end;
@@ -96,6 +99,8 @@ class MailText:
     body_type: str  # "plain", "html" or "none"
     lines: list[str]  # the player's own new lines, in order, each stripped, blank lines dropped
     ignored: list[str] = field(default_factory=list)  # short descriptions of what was skipped
+    unread: list[str] = field(default_factory=list)  # of those, what the player may have meant for us: a forwarded
+    # mail, an attached file, text past the limits (quotes, signatures and our board are not: the reply is silent)
     oversized: bool = False  # body over MAX_READ_BYTES (HTML: MAX_HTML_BYTES), or own lines over MAX_TEXT_BYTES or
     # MAX_TEXT_LINES: lines is then []
 
@@ -153,13 +158,20 @@ def _extract(msg: Message, pasted: Pasted | None) -> MailText:
     body, text = _readable(body_type, parts, texts)
     lines, skipped = reply_lines(text, limit=MAX_TEXT_BYTES, pasted=pasted, max_lines=MAX_TEXT_LINES)
     ignored += skipped
+    unread = [note for note in ignored if _UNREAD.match(note) and not _SIGNATURE_PART.search(note)]
     if sum(_utf8_size(line) for line in lines) > MAX_TEXT_BYTES:  # the quote may be long, the player's text not
         ignored.append(f"oversized: the player's own lines pass {MAX_TEXT_BYTES} bytes")
         return MailText(body=body, body_type=body_type, lines=[], ignored=ignored, oversized=True)
     if len(lines) > MAX_TEXT_LINES:
         ignored.append(f"oversized: the player's own lines are more than {MAX_TEXT_LINES}")
         return MailText(body=body, body_type=body_type, lines=[], ignored=ignored, oversized=True)
-    return MailText(body=body, body_type=body_type, lines=lines, ignored=ignored)
+    return MailText(body=body, body_type=body_type, lines=lines, ignored=ignored, unread=unread)
+
+
+# The notes of ``ignored`` a player is told of: parts of their mail that may hold what they meant for us.
+_UNREAD = re.compile(r"forwarded|attachment (text|application)/|another text/|text after \d")  # not 'end': the
+# player closed their text there
+_SIGNATURE_PART = re.compile(r"/(pgp|pkcs7)-signature|/x-pkcs7-signature")
 
 
 def _decoded(part: Message) -> str:
@@ -585,6 +597,7 @@ _ADDRESS_AT_END = re.compile(r"[<(]\s*[^\s<>()@]+@[^\s<>()]+\s*[>)][^:：<>@]{0,
 _COLON_BEFORE_TEXT = re.compile(r"[:：](?!\d)")
 _ATTRIBUTION_ENDS = (":", "：", "-")  # the last character of each form above, and of Zoho's (below)
 _ATTRIBUTION_MAX = 300  # characters; no attribution, wrapped or not, is longer
+_ATTRIBUTION_LINES = 4  # ... nor wrapped over more lines ('On <date>,' / 'pbem' / '<game@...>' / 'wrote:')
 _ATTRIBUTION_COLONS = 5  # colons looked at for an attribution with text after it: 10:00:00 +00:00 wrote:
 _COLON = re.compile("[:：]")
 # "Ann <ann@example.org> wrote:" and the like (or just "Ann <ann@example.org>:"): an attribution only
@@ -609,6 +622,9 @@ _FORWARDED = re.compile(
     re.IGNORECASE,
 )
 _UNDERSCORES = re.compile(r"^_{10,}$")
+# A mailing list's footer: Google Groups' first line, and the list's name that Mailman puts under its underscores.
+_LIST_FOOTER = re.compile(r"^You received this (message|topic) because you are subscribed to\b", re.IGNORECASE)
+_LIST_NAME = re.compile(r"^\S.{0,60} mailing list$", re.IGNORECASE)
 _HEADER = re.compile(r"^\*{0,2}([^\W\d_][\w\- ]{0,14}?)\s*\*{0,2}\s*:\s*\*{0,2}(.*)$")
 # The first key of an Outlook header block ("From:"), in each language; a block needs one.
 _FROM_KEYS = frozenset({"from", "von", "de", "da", "van", "fra", "från", "od", "lähettäjä", "от"})
@@ -634,6 +650,8 @@ _PHONE_SIGNATURE = re.compile(
     r"^("
     r"Sent from my \S.{0,60}"
     r"|Sent from (Mail|Outlook|Yahoo Mail|Proton ?Mail|Samsung|Gmail|AOL)\b.{0,50}"
+    r"|Sent from [A-Z][\w.]{1,20}( [A-Z][\w.]{1,20})?( (for|on) \w+( \w+)?)?"  # an app: 'Sent from TypeApp'
+    r"|Get [A-Z][\w.]{1,20}( [A-Z][\w.]{1,20})? for (Android|iOS|iPhone|iPad|Windows|Mac)"
     r"|Sent (with|via) .{1,40}"
     r"|Get Outlook for .{1,60}"
     r"|Von meinem .{1,50} gesendet\.?"
@@ -814,6 +832,10 @@ def _stop(stripped: list[str], i: int) -> str | None:
         _UNDERSCORES.match(s) and (j := _next_nonblank(stripped, i + 1)) is not None and _header_block(stripped, j)
     ):
         return f"original message below a reply header ({_plural(_count(stripped, i), 'line')})"
+    if _LIST_FOOTER.match(s) or (
+        _UNDERSCORES.match(s) and (j := _next_nonblank(stripped, i + 1)) is not None and _LIST_NAME.match(stripped[j])
+    ):
+        return f"mailing list footer ({_plural(_count(stripped, i), 'line')})"
     if _FORWARDED.match(s):
         return f"forwarded message ({_plural(_count(stripped, i), 'line')})"
     if _OURS_ANY.match(s):
@@ -824,11 +846,11 @@ def _stop(stripped: list[str], i: int) -> str | None:
 def _attribution(stripped: list[str], i: int) -> int:
     """How many lines from ``i`` make an attribution ("On ... wrote:"); 0 if none.
 
-    Clients wrap a long one over two or three lines. A span only counts when
+    Clients wrap a long one over two to four lines. A span only counts when
     the lines after its first are no attribution by themselves, so a player's
     line just above an attribution is not taken into it.
     """
-    for end in range(i, min(len(stripped), i + 3)):
+    for end in range(i, min(len(stripped), i + _ATTRIBUTION_LINES)):
         last = stripped[end]
         if not last or _is_quoted(last):
             break

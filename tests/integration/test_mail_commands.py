@@ -66,15 +66,15 @@ def first_legal(games: GameService, game_id: int = 1) -> tuple[str, str]:
 
 def test_a_reply_with_a_command_is_applied(processor: MailCommands, games: GameService) -> None:
     email, command = first_legal(games)
-    raw = mail(f"Hi all!\n{command}\n\nOn Sun, Nov 22, 2026 at 10:00 Game <game@pbem.example> wrote:\n> old\n")
+    raw = mail(f"Here goes!\n{command}\n\nOn Sun, Nov 22, 2026 at 10:00 Game <game@pbem.example> wrote:\n> old\n")
     report = processor.handle(raw)
     assert report.outcome == "applied" and report.game_id == 1 and report.matched_by == "subject"
-    assert [(r.line, r.status) for r in report.lines] == [(command, "done"), ("Hi all!", "ignored")]
+    assert [(r.line, r.status) for r in report.lines] == [(command, "done"), ("Here goes!", "ignored")]
     entry = games.history(1)[-1]
     assert entry.text == command and entry.source.startswith("mail:<") and entry.actor == ANN
     with Session(games.engine) as s:
         ann_mail = s.exec(select(OutboxMail).where(OutboxMail.recipient == ANN).order_by(OutboxMail.id.desc())).first()
-    assert "Hi all!" in ann_mail.text_body  # the sender is told which lines were ignored
+    assert "Here goes!" in ann_mail.text_body  # the sender is told which lines were ignored
 
 
 def test_one_bad_line_and_nothing_applies(processor: MailCommands, games: GameService) -> None:

@@ -555,7 +555,7 @@ def test_a_lone_command_copied_from_our_list_is_the_players(db_engine, kind: str
     else:
         assert normal(own) in normal(ours.text_body)  # copied from our example
     # Alone, and with a line of the player's that is not ours (the paste dropped, something is left of the mail).
-    for body, lines in ((own, [(own, "done")]), (f"{own}\n\nCheers", [(own, "done"), ("Cheers", "ignored")])):
+    for body, lines in ((own, [(own, "done")]), (f"{own}\n\nGood game so far", [(own, "done"), ("Good game so far", "ignored")])):
         fresh = mail(body, sender=ours.recipient, subject=f"[{scene.title} #{scene.game_id}] my move")
         dry = scene.processor.handle(fresh, dry_run=True)
         assert dry.outcome == "applied" and [(r.line, r.status) for r in dry.lines] == lines, body

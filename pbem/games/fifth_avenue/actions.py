@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from ..errors import InvalidCommandError
-from ..vocabulary import Vocabulary, did_you_mean
+from ..vocabulary import Vocabulary, did_you_mean, did_you_mean_command
 from .board import BLACK, VALUES, Board
 
 Counts = tuple[int, int, int]  # how many cards of value 4, 5 and 6
@@ -400,7 +400,7 @@ def parse_command(board: Board, text: str) -> Action | PartialMove:
             r.i += 1
         r.done()
         return Stop()
-    raise r.error(f"'{word}' is not a command")
+    raise r.error(f"'{word}' is not a command{did_you_mean_command(word, COMMAND_WORDS)}")
 
 
 def _parse_bid(r: _Reader) -> Bid:

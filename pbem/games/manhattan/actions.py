@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..errors import InvalidCommandError
-from ..vocabulary import Vocabulary, did_you_mean
+from ..vocabulary import Vocabulary, did_you_mean, did_you_mean_command
 from .board import SITES, Board, load_board, normalise
 
 
@@ -110,7 +110,7 @@ def _read(board: Board, text: str) -> _Read:
         raise _error(text, "the command is empty")
     word = _WORDS.get(toks[0])
     if word is None:
-        raise _error(text, f"'{toks[0]}' is not a command")
+        raise _error(text, f"'{toks[0]}' is not a command{did_you_mean_command(toks[0], COMMAND_WORDS)}")
     numbers: list[str] = []
     cities: list[str] = []
     colors: list[str] = []

@@ -11,6 +11,7 @@ from email.message import EmailMessage
 from ...games import get_game
 from ...games.vocabulary import Vocabulary
 from ...mail.commands import LineReading, own_subject, read_line
+from ...mail.courtesy import courtesy_lines
 from ...mail.pasted import SentText
 from ...mail.text import TALK_WORDS, MailText, end_lines, extract_text, next_end
 from ..mail_out.delivery import checked_mode as delivery_mode
@@ -99,7 +100,8 @@ class SortedLines:
 
     readings: list[LineReading] = field(default_factory=list)  # the game's commands
     asked: list[str] = field(default_factory=list)  # help, board, ...: each once
-    ignored: list[str] = field(default_factory=list)  # prose
+    ignored: list[str] = field(default_factory=list)  # prose to the game: listed in the reply, it may be a mistake
+    courtesy: list[str] = field(default_factory=list)  # greetings, sign-offs, signatures: passed over in silence
     away: list[str] = field(default_factory=list)
     settings: list[str] = field(default_factory=list)
     talks: list[tuple[str, str]] = field(default_factory=list)  # (say or moderator, the text)
@@ -109,7 +111,8 @@ def sort_lines(lines: list[str], vocabulary: Vocabulary) -> SortedLines:
     """Each line of a player's own text (secret words taken out) sorted by what it asks for."""
     rest, talks = talk_blocks(lines)
     found = SortedLines(talks=talks)
-    for line in rest:
+    courtesy = courtesy_lines(rest)
+    for at, line in enumerate(rest):
         first = line.split()[0].lower().rstrip(":,.")
         if first in INFO_WORDS and len(line.split()) == 1:
             if first not in found.asked:  # answered once, however often it is asked: no reply grows with the mail
@@ -120,8 +123,10 @@ def sort_lines(lines: list[str], vocabulary: Vocabulary) -> SortedLines:
             found.settings.append(line)
         elif (reading := read_line(line, vocabulary)).commands:
             found.readings.append(reading)
+        elif at in courtesy:
+            found.courtesy.append(line)  # 'Hi all,', 'Cheers,', 'Ann'
         else:
-            found.ignored.append(line)  # prose: 'Take care,', 'Pass my regards to Bob'
+            found.ignored.append(line)  # prose: 'Take care of the auction for me', 'Pass my regards to Bob'
     return found
 
 

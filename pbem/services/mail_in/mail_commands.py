@@ -2,7 +2,8 @@
 
 A mail is read (``pbem.mail``; its lines sorted by ``lines``), matched to a game and a seat (``finding``), and
 its command lines are submitted through the game service all at once (``applying``): every command applies or
-none does. Lines that are not commands are reported as ignored; ``help``, ``board``, ``hand``, ``legal`` and
+none does. Lines that are not commands are reported as ignored (greetings, sign-offs and signatures in
+silence: ``pbem.mail.courtesy``); ``help``, ``board``, ``hand``, ``legal`` and
 ``history`` are answered without changing anything. The reply (``reply``) lists what was done, what was not
 done (the line, why, and what is legal instead) and what was ignored, like Mailman's command runner. Nothing
 here raises on a bad mail: every mail ends in a report (``report``).
@@ -218,6 +219,8 @@ class MailCommands:
             answers += ["", *self.replies.answer(word, info, report)]
         for line in ignored:
             report.lines.append(LineReport(line, "ignored", "not a command"))
+        for line in found.courtesy:  # in the report (pbem mail explain), not in the reply
+            report.lines.append(LineReport(line, "courtesy", "a greeting, sign-off or signature"))
         body = self.replies.summary(report, info) + answers
         if report.outcome in RECEIPTED:
             # The reply is their receipt: whom the game waits for and when they hear next (settings as now set).

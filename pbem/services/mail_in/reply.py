@@ -143,7 +143,7 @@ class Replies:
             for r in not_done:
                 lines += line_as_read(r) + [wrap(r.note, "      ")]
         ignored = [r for r in report.lines if r.status == "ignored"] + [
-            LineReport(x, "ignored") for x in report.text.ignored]
+            LineReport(x, "ignored") for x in report.text.unread]  # not quotes, signatures, our board: noise to them
         if ignored:
             lines.append("Ignored:")
             lines += [wrap(r.line, "  ") for r in ignored[:MAX_LISTED]] + and_more(len(ignored))

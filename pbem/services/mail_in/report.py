@@ -14,7 +14,7 @@ SUBJECT = "the subject"  # where a command was read when the body had none
 @dataclass
 class LineReport:
     line: str
-    status: str  # done, not done, answered, ignored
+    status: str  # done, not done, answered, ignored, courtesy (a greeting or sign-off: not in the reply)
     note: str = ""
     read_from: str = ""  # the player's whole line (or "the subject ..."), when only this part of it was a command
 
