@@ -153,7 +153,7 @@ def commands(doc: Node) -> list[str]:
 
 
 def paint_of(node: Node) -> tuple[str, str]:
-    return node.style.get("background-color", ""), node.style.get("color", "")
+    return node.style.get("background", node.style.get("background-color", "")), node.style.get("color", "")
 
 
 # =========================================================================== positions and mails
@@ -302,8 +302,8 @@ def test_the_fifth_avenue_city_is_its_places_in_the_commissioners_order_with_nam
             continue
         doc = parse(html)
         view = state.view(seat)
-        place_heads = [th.text() for th in doc.all("th") if "place-head" in th.classes
-                       and re.match(r"^(CH|CP|\d\d[WE]|TS) ", th.text())]
+        place_heads = [th.text() for div in doc.all("div") if "place" in div.classes for th in div.all("th")
+                       if re.match(r"^(CH|CP|\d\d[WE]|TS) ", th.text())]
         assert [h.split()[0] for h in place_heads] == PLACES, (what, place_heads)
         # every district's plots in ring order: a swatch with the color's name, painted with its colors
         board = state.board
