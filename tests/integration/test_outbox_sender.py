@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from sqlmodel import Session, select
 
-from pbem.adapters.outbox_sender import MAX_ATTEMPTS, claim, send_pending
+from pbem.adapters.outbox_sender import MAX_ATTEMPTS, build_message, claim, send_pending
 from pbem.config import ServerConfig
 from pbem.services.table.service import GameService
 from pbem.services.common.ledger import MailLedger
@@ -147,3 +147,21 @@ def test_a_mail_that_can_never_be_sent_fails_at_once_and_holds_up_nothing(db_eng
         assert "not an address" in s.exec(select(OutboxMail).order_by(OutboxMail.id)).first().last_error
     (answer,) = mailboxes.wait_for("ann", 1)
     assert b"X-Injected" not in answer and b"In-Reply-To" not in answer.split(b"\r\n\r\n")[0]
+
+
+def test_each_part_goes_in_its_smallest_transfer_encoding() -> None:
+    """Issue 35, point 5: an HTML part is ASCII with character references for the rest (7bit: no =3D for every
+    attribute's =), an ASCII text part 7bit, a text part with other characters quoted-printable (readable, and
+    a third smaller than base64 for mostly-ASCII text); a line too long for a mail makes its part quoted-printable."""
+    mail = OutboxMail(game_id=1, recipient="zoe@example.test", subject="[Fifth Avenue #1] Zoë",
+                      text_body="Zoë placed – a 5\n", html_body='<p class="x">Zoë placed – a 5</p>\n', headers={})
+    text, html = build_message(mail, "game@example.test").get_payload()
+    assert text["Content-Transfer-Encoding"] == "quoted-printable"
+    assert text.get_payload(decode=True).decode() == "Zoë placed – a 5\n"
+    assert html["Content-Transfer-Encoding"] == "7bit"
+    assert html.get_payload() == '<p class="x">Zo&#235; placed &#8211; a 5</p>\n'
+    mail.text_body, mail.html_body = "Ann placed a 5\n", "<p>" + "x" * 1000 + "</p>\n"
+    text, html = build_message(mail, "game@example.test").get_payload()
+    assert text["Content-Transfer-Encoding"] == "7bit"
+    assert html["Content-Transfer-Encoding"] == "quoted-printable"
+    assert html.get_payload(decode=True).decode() == mail.html_body
