@@ -348,7 +348,7 @@ def game_replace_player(
     """
     context = app_context(ctx)
     player = context.service(sends_mail=True).replace_player(game, old_email, new_email, name, reason=reason,
-                                                             moderator=context.config.moderator)
+                                                             moderator=context.config.mail.moderator if context.config.mail else "")
     context.send_now(game)
     typer.echo(f"Seat {player.seat + 1} of game {game} is now {player.name} <{player.email}>.")
 
