@@ -67,7 +67,8 @@ def test_say_moderator_and_mail_setting_in_one_mail_with_a_command(dovecot, smtp
     confirmation = [m for m in inbox(dovecot, "ann")[1:]]
     text = "\n".join(m.get_body(("plain",)).get_content() for m in confirmation)
     assert "relayed to Bob and Cy" in text and "relayed to the moderator" in text
-    assert "mail digest" in text and "Thanks!" in text and "say" in text  # the ignored line, with the hint
+    assert "mail digest: from now on you get the mails of 'mail digest'" in text
+    assert "Thanks!" not in text  # a sign-off is the player's courtesy, not a line to report as ignored
     assert all(m["Subject"] in (subject, f"Re: {subject}") for m in confirmation)
 
     # The moderator answers by replying: the answer reaches Ann, and only Ann.
