@@ -11,7 +11,6 @@ Under CI=true a missing Python or wheelhouse fails; elsewhere it skips, saying w
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -19,18 +18,9 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 
 from pbem_testing.pythons import direct_requirements, find_pythons, lowest_wheelhouse, ready, supported
-from test_every_python import install
+from test_every_python import install, missing
 from test_wheel_install import (Built, Mail, built, installed_versions, mail, new_venv,  # noqa: F401 - fixtures
                                 postgresql, smoke_run)
-
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
-def missing(message: str) -> None:
-    if IN_CI:
-        pytest.fail(message)
-    pytest.skip(message)
-
 
 def lower_bounds() -> dict[str, Version]:
     """Each direct dependency's lower bound (every one has exactly one, ``>=``), by normalised name."""
