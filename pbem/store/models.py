@@ -339,6 +339,74 @@ class ArchiveSecret(SQLModel, table=True):
     created_at: datetime = _when(nullable=False)
 
 
+class SignupTable(SQLModel, table=True):
+    """A table players opened by mail (or the moderator with ``pbem game open``), waiting for its players
+    (services.table.signup). Numbered in a series of its own; once started it is a game (``game_id``)."""
+    model_config = DEFERRED
+
+    __tablename__ = "signup_tables"
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    kind: str = _string(WORD)  # the engine's name
+    options: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))  # the engine's options
+    timing: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))  # as Game.timing
+    seats: int  # how many players it is for
+    opener: str = _string(ADDRESS, index=True)  # who opened it ("moderator" for the CLI)
+    # waiting (for the moderator's approval), open, started, closed (its opener left, or the moderator closed it)
+    status: str = _string(WORD, index=True)
+    game_id: Optional[int] = Field(default=None, foreign_key="games.id")
+    created_at: datetime = _when(nullable=False)
+    started_at: Optional[datetime] = _when(nullable=True)
+
+
+class SignupSeat(SQLModel, table=True):
+    """A player's seat at a table that has not started, in the order they were taken."""
+    model_config = DEFERRED
+
+    __tablename__ = "signup_seats"
+    __table_args__ = (UniqueConstraint("table_id", "email"),)
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    table_id: int = Field(foreign_key="signup_tables.id", index=True)
+    email: str = _string(ADDRESS, index=True)
+    name: str = _string(NAME)
+    joined_at: datetime = _when(nullable=False)
+
+
+class SignupRequest(SQLModel, table=True):
+    """A ``new``, ``join`` or ``watch`` by mail waiting for the code mailed to its address (a forged From never
+    sees it). Only the code's SHA-256 hash is kept; a request is done once, or expires."""
+    model_config = DEFERRED
+
+    __tablename__ = "signup_requests"
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    email: str = _string(ADDRESS, index=True)
+    action: str = _string(WORD)  # new, join, watch
+    data: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))  # what the line asked for
+    code_hash: str = _string(64, unique=True)
+    created_at: datetime = _when(nullable=False)
+    expires_at: datetime = _when(nullable=False)
+    done_at: Optional[datetime] = _when(nullable=True)
+
+
+class Watcher(SQLModel, table=True):
+    """An address that follows a running game without a seat: it is mailed the public side of the game
+    (services.mail_out.watching), once a day. ``told_seq``: the last event its mails told."""
+    model_config = DEFERRED
+
+    __tablename__ = "watchers"
+    __table_args__ = (UniqueConstraint("game_id", "email"),)
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    email: str = _string(ADDRESS, index=True)
+    since: datetime = _when(nullable=False)
+    told_seq: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    # When its next mail is due (the day after its last): the timekeeper finds the watchers' mails due by it.
+    due_at: Optional[datetime] = _when(nullable=True, index=True)
+
+
 # --------------------------------------------------------------------------- limits, enforced
 
 
@@ -379,6 +447,6 @@ def fit_row(_mapper: Any, _connection: Any, row: Any) -> None:
 
 
 for _table in (Game, Seat, Event, Snapshot, InboundMail, OutboxMail, DecisionClock, Absence, Mark, WorkerHeartbeat,
-               ArchiveHiddenPlayer, ArchiveSecret):
+               ArchiveHiddenPlayer, ArchiveSecret, SignupTable, SignupSeat, SignupRequest, Watcher):
     event.listen(_table, "before_insert", fit_row)
     event.listen(_table, "before_update", fit_row)

@@ -141,12 +141,14 @@ def fill(engine: sa.Engine) -> None:
     """Something in every table and in nearly every column: two games under way (one with a robot, secret
     words, a digest player, pictures off, deadlines changed, an absence), outbox mail of every status, mail
     that came in (one refused for a seat), a claim, a worker's heartbeat, marks, players hidden on the archive's
-    site (one under a key from before the archive secret)."""
+    site (one under a key from before the archive secret), an open table with a seat, a started one, a request
+    waiting for its code and a watcher."""
     from sqlmodel import Session
 
     from pbem.archive import history
     from pbem.services.table.service import GameService
-    from pbem.store.models import ArchiveHiddenPlayer, InboundMail, MailClaim, Mark, OutboxMail, WorkerHeartbeat
+    from pbem.store.models import (ArchiveHiddenPlayer, InboundMail, MailClaim, Mark, OutboxMail, SignupRequest,
+                                   SignupSeat, SignupTable, Watcher, WorkerHeartbeat)
     from pbem.store.statuses import OutboxStatus
 
     games = GameService(engine, mail_domain="example.org")
@@ -183,6 +185,16 @@ def fill(engine: sa.Engine) -> None:
                               mailbox_read_at=T0, mail_found=2, mail_found_oldest=T0, pass_ended_at=T0, mail_left=1,
                               mail_left_oldest=T0))
         s.add(Mark(name="deadline-clocks", at=T0))
+        table = SignupTable(kind="manhattan", options={}, timing={"deadline": 86400}, seats=3, opener=ANN, status="open",
+                            game_id=None, created_at=T0, started_at=None)
+        started = SignupTable(kind="fifth-avenue", options={"back_side": True}, timing={}, seats=2, opener=BOB,
+                              status="started", game_id=second, created_at=T0, started_at=T0)
+        s.add_all([table, started])
+        s.flush()
+        s.add(SignupSeat(table_id=table.id, email=ANN, name="Ann", joined_at=T0))
+        s.add(SignupRequest(email=ZED, action="join", data={"table": table.id, "name": "Zed"}, code_hash="ab" * 32,
+                            created_at=T0, expires_at=T0 + timedelta(days=2), done_at=None))
+        s.add(Watcher(game_id=first, email=ZED, since=T0, told_seq=3, due_at=T0 + timedelta(days=1)))
         s.commit()
 
 
@@ -238,6 +250,11 @@ def test_every_revision_goes_down_and_up_again_with_data_in_every_table(walk_url
     assert history.hidden_keys(engine) == {history.player_key(engine, BOB), f"legacy:{old_key(ZED)}"}
     assert history.archive_secret(engine).hex() != full["archive_secret"][(1,)]["secret"]
     full.update({table: rows(engine)[table] for table in ("archive_secret", "archive_hidden_players")})
+    # 0016 down drops the tables of signup with what they hold (open tables, waiting requests, watchers): up again
+    # they are there, empty, and the game started from a table is still a game.
+    signup = ("signup_requests", "signup_seats", "signup_tables", "watchers")
+    assert {table: rows(engine)[table] for table in signup} == {table: {} for table in signup}
+    full.update({table: {} for table in signup})
     hidden = set(full["archive_hidden_players"])
     intact(hidden)
 
