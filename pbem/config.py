@@ -37,6 +37,13 @@ user, password, password_file
                                                             days (1h)
 [archive] dir                  PBEM_ARCHIVE_DIR             a folder
 [archive] url                  PBEM_ARCHIVE_URL             https://... or http://...
+[signup] new                   -                            anyone, players or moderator (moderator): who
+                                                            may open a table by mail (docs/signup.md)
+[signup] approve               -                            yes or no (no): the moderator approves each table
+[signup] open_per_address      -                            0 to 100 (2): open tables an address opened
+[signup] new_per_day           -                            0 to 1000 (3): tables an address opens a day
+[signup] new_per_day_all       -                            0 to 10000 (20): tables all open a day
+[signup] watchers              -                            0 to 1000 (20): watchers a game may have
 =============================  ===========================  ==================================================
 
 Other variables pbem knows: ``PBEM_CONFIG`` (the config file), ``PBEM_CRASH_AT`` and ``PBEM_CRASH_LOG``
@@ -155,6 +162,22 @@ class ArchiveConfig:
         return f"{self.url.rstrip('/')}/games/{game_id}.html" if self.url else ""
 
 
+OPENERS = ("anyone", "players", "moderator")  # who may open a table by mail ([signup] new)
+
+
+@dataclass(frozen=True)
+class SignupConfig:
+    """How open the server is to tables players start by mail (``[signup]``, docs/signup.md). The defaults keep
+    an installation that upgrades as closed as it was: only the moderator opens tables."""
+
+    new: str = "moderator"  # anyone, players (addresses that play or played here), moderator (the CLI only)
+    approve: bool = False  # a table opened by mail waits for ``pbem game approve``
+    open_per_address: int = 2  # open (not started) tables one address has opened
+    new_per_day: int = 3  # tables one address opens in 24 hours
+    new_per_day_all: int = 20  # tables all addresses together open in 24 hours
+    watchers: int = 20  # watchers one game may have
+
+
 @dataclass(frozen=True)
 class Config:
     database_url: str
@@ -163,6 +186,7 @@ class Config:
     mail_domain: str = "pbem.invalid"  # the right-hand side of the Message-IDs we choose
     mail: MailConfig | None = None  # without its password files read: see MailConfig.with_secrets
     archive: ArchiveConfig = ArchiveConfig()
+    signup: SignupConfig = SignupConfig()
 
 
 # --------------------------------------------------------------------------- kinds of value
@@ -257,6 +281,27 @@ def _security(value: Any, from_text: bool) -> str:
     return value.strip().lower()
 
 
+def _word(*choices: str) -> Callable[[Any, bool], str]:
+    """One of ``choices``, as written (any case)."""
+    def parse(value: Any, from_text: bool) -> str:
+        if not isinstance(value, str) or value.strip().lower() not in choices:
+            raise Refused(f"must be one of {', '.join(choices)}")
+        return value.strip().lower()
+    return parse
+
+
+def _yes_no(value: Any, from_text: bool) -> bool:
+    if isinstance(value, bool):
+        return value
+    return _word("yes", "no")(value, from_text) == "yes"
+
+
+def _up_to(high: int) -> Callable[[Any, bool], int]:
+    def parse(value: Any, from_text: bool) -> int:
+        return int(_number(value, from_text, f"a whole number from 0 to {high}", 0, high, whole=True))
+    return parse
+
+
 def _host(value: Any, from_text: bool) -> str:
     what = "a host name or IP address (ASCII; an international name in its xn-- form)"
     host = _text(value, 253, what)
@@ -342,6 +387,8 @@ PATH = Kind("a file or folder name", _path)
 FOLDER = Kind("a mail folder name", _folder)
 NAME = Kind("a name of at most 60 characters", _name)
 WEB_URL = Kind("a web address (https://...)", _web_url)
+OPENER = Kind("anyone, players or moderator", _word(*OPENERS))
+YES_NO = Kind("yes or no", _yes_no)
 DATABASE_URL = Kind("a database URL: sqlite:///path/to/file.sqlite3 or postgresql://user@host:5432/dbname",
                     _database_url, quiet=True)
 
@@ -390,6 +437,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("worker", "outage_gap", LENGTH, "PBEM_OUTAGE_GAP"),
     Setting("archive", "dir", PATH, "PBEM_ARCHIVE_DIR"),
     Setting("archive", "url", WEB_URL, "PBEM_ARCHIVE_URL"),
+    Setting("signup", "new", OPENER),
+    Setting("signup", "approve", YES_NO),
+    Setting("signup", "open_per_address", Kind("a whole number from 0 to 100", _up_to(100))),
+    Setting("signup", "new_per_day", Kind("a whole number from 0 to 1000", _up_to(1000))),
+    Setting("signup", "new_per_day_all", Kind("a whole number from 0 to 10000", _up_to(10000))),
+    Setting("signup", "watchers", Kind("a whole number from 0 to 1000", _up_to(1000))),
 )
 
 # PBEM_ variables that are no key of the config file: checked when a kind is given; None = read by the test
@@ -655,7 +708,15 @@ def load_config(db: str | None = None, config_file: Path | None = None,
         mail_domain=domain,
         mail=mail,
         archive=ArchiveConfig(folder=folder, url=values.get("archive", "url", "")),
+        signup=_signup_config(values),
     )
+
+
+def _signup_config(values: Values) -> SignupConfig:
+    default = SignupConfig()
+    return SignupConfig(**{key: values.get("signup", key, getattr(default, key))
+                           for key in ("new", "approve", "open_per_address", "new_per_day", "new_per_day_all",
+                                       "watchers")})
 
 
 DEFAULT_PORTS = {"imap": {"ssl": 993, "starttls": 143, "plain": 143}, "smtp": {"ssl": 465, "starttls": 587, "plain": 25}}

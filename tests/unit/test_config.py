@@ -337,6 +337,16 @@ HOSTILE_VALUES = [  # (section, key, TOML value, what the message says)
     ("archive", "url", '"https://games.example.org:http/"', "must be a web address"),
     ("archive", "dir", "7", "[archive] dir in {file} must be a file or folder name, not 7"),
     ("archive", "dir", '"' + "d" * 5000 + '"', "of at most 4096 characters"),
+    ("signup", "new", '"everybody"', "[signup] new in {file} must be one of anyone, players, moderator, not 'everybody'"),
+    ("signup", "new", "true", "must be one of anyone, players, moderator"),
+    ("signup", "approve", '"maybe"', "[signup] approve in {file} must be one of yes, no"),
+    ("signup", "approve", "1", "must be one of yes, no"),
+    ("signup", "open_per_address", "101", "[signup] open_per_address in {file} must be a whole number from 0 to 100"),
+    ("signup", "open_per_address", '"2"', "must be a whole number from 0 to 100, not '2'"),
+    ("signup", "new_per_day", "-1", "[signup] new_per_day in {file} must be a whole number from 0 to 1000"),
+    ("signup", "new_per_day", "2.5", "must be a whole number from 0 to 1000"),
+    ("signup", "new_per_day_all", "10001", "[signup] new_per_day_all in {file} must be a whole number from 0 to 10000"),
+    ("signup", "watchers", "false", "[signup] watchers in {file} must be a whole number from 0 to 1000"),
 ]
 
 
@@ -507,3 +517,18 @@ def test_every_setting_and_variable_is_written_down() -> None:
             assert setting.env in docstring or setting.env.startswith("PBEM_SMTP_"), setting.env
     for name in VARIABLES:
         assert f"`{name}`" in docs and name in docstring, name
+
+
+def test_signup_settings_are_read_and_default_to_a_closed_server(tmp_path: Path) -> None:
+    """[signup] (docs/signup.md): without it only the moderator opens tables and nothing waits for approval; each
+    key is read as written (any case for the words, TOML's booleans for approve too); a misspelt key is refused
+    with the key it probably meant."""
+    from pbem.config import SignupConfig
+
+    assert load_config(config_file=write(tmp_path / "none.toml", "")).signup == SignupConfig(
+        new="moderator", approve=False, open_per_address=2, new_per_day=3, new_per_day_all=20, watchers=20)
+    file = write(tmp_path / "c.toml", '[signup]\nnew = "Anyone"\napprove = "yes"\nopen_per_address = 1\n'
+                 "new_per_day = 0\nnew_per_day_all = 5\nwatchers = 2\n")
+    assert load_config(config_file=file).signup == SignupConfig("anyone", True, 1, 0, 5, 2)
+    assert load_config(config_file=write(tmp_path / "b.toml", "[signup]\napprove = true\n")).signup.approve
+    assert "did you mean approve?" in refused("unknown key aprove in [signup] of the config file", config_file=write(tmp_path / "typo.toml", '[signup]\naprove = "yes"\n'))
