@@ -159,12 +159,13 @@ class GameChanges(GameReader):
 
     def create_game(
         self, kind: str, players: list[tuple[str, str]], *, seed: int | None = None, options: dict[str, Any] | None = None,
-        secret_words: bool = False, timing: Timing | None = None,
+        secret_words: bool = False, timing: Timing | None = None, uow: UnitOfWork | None = None,
     ) -> int:
         """Start a game; ``players`` are (name, email) in seat order. Returns the game number.
 
         With ``secret_words`` every seat gets a secret word, told only to its player, that each of their
-        mails must carry."""
+        mails must carry. With ``uow`` the game is written in that unit of work, which the caller commits (a
+        table that starts: services.table.signup)."""
         try:
             engine_module = get_game(kind)
         except KeyError as exc:
@@ -191,31 +192,39 @@ class GameChanges(GameReader):
             state = engine_module.new_game(players=len(players), seed=seed, **options)
         except (TypeError, ValueError) as exc:  # an option this game does not have
             raise BadRequest(f"{engine_module.TITLE}: {exc}") from exc
+        if uow is not None:
+            return self._create_in(uow, engine_module, players, robots, seed, options, secret_words, timing, state)
+        with UnitOfWork(self.engine, write=True) as own:
+            game_id = self._create_in(own, engine_module, players, robots, seed, options, secret_words, timing, state)
+            own.commit()
+            return game_id
+
+    def _create_in(self, uow: UnitOfWork, engine_module: Any, players: list[tuple[str, str]], robots: dict[int, str],
+                   seed: int, options: dict[str, Any], secret_words: bool, timing: Timing, state: Any) -> int:
+        """``create_game``'s writing, its input checked, in ``uow`` (not committed)."""
         now = self.clock()
-        with UnitOfWork(self.engine, write=True) as uow:
-            s = uow.session
-            game = Game(
-                kind=engine_module.NAME, variant="back-side" if options.get("back_side") else "standard",
-                seed=seed, status=GameStatus.ACTIVE, settings=options, timing=timing.to_dict(),
-                created_at=now, updated_at=now,
-            )
-            s.add(game)
-            s.flush()
-            seats = [Seat(game_id=game.id, seat=i, name=name, email=email, robot=robots.get(i, ""),
-                          secret=new_secret_word() if secret_words and i not in robots else "")
-                     for i, (name, email) in enumerate(players)]
-            s.add_all(seats)
-            s.add(Event(game_id=game.id, seq=1, actor="moderator", kind="created", text="", source="cli",
-                        data={"seed": seed, "settings": options}, created_at=now))
-            s.add(Snapshot(game_id=game.id, seq=1, state=state.to_json(), created_at=now))
-            info = self._info(game, seats, state, 1)
-            game.subject = info.subject = notices.first_subject(info.title, game.id, [name for name, _ in players])
-            s.add(game)
-            deadlines.open_clock(s, game, info, now)
-            self.post(s, info, lambda info: notices.game_started(info, self.new_message_id, now, self.mail_domain,
-                                                                  guide=first_mail_help(info)))
-            uow.commit()
-            return game.id
+        s = uow.session
+        game = Game(
+            kind=engine_module.NAME, variant="back-side" if options.get("back_side") else "standard",
+            seed=seed, status=GameStatus.ACTIVE, settings=options, timing=timing.to_dict(),
+            created_at=now, updated_at=now,
+        )
+        s.add(game)
+        s.flush()
+        seats = [Seat(game_id=game.id, seat=i, name=name, email=email, robot=robots.get(i, ""),
+                      secret=new_secret_word() if secret_words and i not in robots else "")
+                 for i, (name, email) in enumerate(players)]
+        s.add_all(seats)
+        s.add(Event(game_id=game.id, seq=1, actor="moderator", kind="created", text="", source="cli",
+                    data={"seed": seed, "settings": options}, created_at=now))
+        s.add(Snapshot(game_id=game.id, seq=1, state=state.to_json(), created_at=now))
+        info = self._info(game, seats, state, 1)
+        game.subject = info.subject = notices.first_subject(info.title, game.id, [name for name, _ in players])
+        s.add(game)
+        deadlines.open_clock(s, game, info, now)
+        self.post(s, info, lambda info: notices.game_started(info, self.new_message_id, now, self.mail_domain,
+                                                              guide=first_mail_help(info)))
+        return game.id
 
     # ------------------------------------------------------------------ playing
 
@@ -369,52 +378,63 @@ class GameChanges(GameReader):
             return target, undone
 
     def replace_player(self, game_id: int, old_email: str, new_email: str, name: str | None = None,
-                       reason: str = "", *, moderator: str = "") -> PlayerInfo:
+                       reason: str = "", *, moderator: str = "", uow: UnitOfWork | None = None,
+                       words: str = "", by: str = "moderator") -> PlayerInfo:
         """Give a seat to another player (hand, score and everything else stay the seat's), or to a robot when
         ``new_email`` names one ("robot", "robot:strong"). The player who leaves is told so, with the address
-        of the ``moderator`` to write to."""
+        of the ``moderator`` to write to. With ``uow`` the change is written in it, which the caller commits;
+        ``words`` say what happened instead of "The moderator gave ...", and ``by`` who did it (a player who resigned
+        by mail: their address)."""
         robot = robot_kind(new_email) or ""
         new_email = new_email if robot else checked_address(new_email)
         name = checked_name(name) if name else None
-        with UnitOfWork(self.engine, write=True) as uow:
-            s = uow.session
-            game = self._locked(uow, game_id)
-            seats = self._seats(s, game_id)
-            found = seat_with(seats, old_email)
-            if found is None:
-                raise PlayerNotInGame(f"{named_address(old_email)} does not play in game {game_id}; players: "
-                                      + ", ".join(x.email for x in seats))
-            seat = next(x for x in seats if x.seat == found)
-            if any(x.email == new_email for x in seats):
-                raise BadRequest(f"{new_email} already plays in game {game_id}")
-            old = (seat.name, seat.email)
-            if robot:
-                new_email = robot_address(seat.seat)
-                name = robot_name(name or old[0].split(" (")[0], robot)  # "Bob (robot)": the robot playing Bob's seat
-            seat.email, seat.robot = new_email, robot
-            if seat.secret:
-                seat.secret = "" if robot else new_secret_word()  # the old player must not keep a key to the seat
-            if name:
-                seat.name = name
-            s.add(seat)
-            now = self.clock()
-            seq = self.last_seq(s, game_id) + 1
-            s.add(Event(game_id=game_id, seq=seq, actor="moderator", seat=seat.seat, kind="replace_player",
-                        text=f"replace {old[1]} by {new_email}", source="cli",
-                        data={"seat": seat.seat, "old": {"name": old[0], "email": old[1]},
-                              "new": {"name": seat.name, "email": new_email},
-                              **_said(f"The moderator gave seat {seat.seat + 1} to {seat.name} <{new_email}> "
-                                      f"instead of {old[0]} <{old[1]}>.", reason)}, created_at=now))
-            game.updated_at = now
-            s.add(game)
-            info = self._load(s, game)
-            if not info.over and info.state.current_player() == seat.seat:
-                deadlines.open_clock(s, game, info, now)  # the new player gets the whole time for the decision
-            self.post_moderator_change(s, info, now)
-            s.add(notices.seat_given_away(info, seat.seat, old[0], old[1], self.new_message_id, now, reason=reason,
-                                          domain=self.mail_domain, moderator=moderator))
-            uow.commit()
-            return PlayerInfo(seat.seat, seat.name, seat.email, seat.secret, robot=seat.robot)
+        if uow is not None:
+            return self._replace_in(uow, game_id, old_email, new_email, name, reason, moderator, robot, words, by)
+        with UnitOfWork(self.engine, write=True) as own:
+            player = self._replace_in(own, game_id, old_email, new_email, name, reason, moderator, robot, words, by)
+            own.commit()
+            return player
+
+    def _replace_in(self, uow: UnitOfWork, game_id: int, old_email: str, new_email: str, name: str | None,
+                    reason: str, moderator: str, robot: str, words: str, by: str) -> PlayerInfo:
+        """``replace_player``'s change, its input checked, in ``uow`` (not committed)."""
+        s = uow.session
+        game = self._locked(uow, game_id)
+        seats = self._seats(s, game_id)
+        found = seat_with(seats, old_email)
+        if found is None:
+            raise PlayerNotInGame(f"{named_address(old_email)} does not play in game {game_id}; players: "
+                                  + ", ".join(x.email for x in seats))
+        seat = next(x for x in seats if x.seat == found)
+        if any(x.email == new_email for x in seats):
+            raise BadRequest(f"{new_email} already plays in game {game_id}")
+        old = (seat.name, seat.email)
+        if robot:
+            new_email = robot_address(seat.seat)
+            name = robot_name(name or old[0].split(" (")[0], robot)  # "Bob (robot)": the robot playing Bob's seat
+        seat.email, seat.robot = new_email, robot
+        if seat.secret:
+            seat.secret = "" if robot else new_secret_word()  # the old player must not keep a key to the seat
+        if name:
+            seat.name = name
+        s.add(seat)
+        now = self.clock()
+        seq = self.last_seq(s, game_id) + 1
+        s.add(Event(game_id=game_id, seq=seq, actor=by, seat=seat.seat, kind="replace_player",
+                    text=f"replace {old[1]} by {new_email}", source="cli" if by == "moderator" else "mail",
+                    data={"seat": seat.seat, "old": {"name": old[0], "email": old[1]},
+                          "new": {"name": seat.name, "email": new_email},
+                          **_said(words or f"The moderator gave seat {seat.seat + 1} to {seat.name} <{new_email}> "
+                                  f"instead of {old[0]} <{old[1]}>.", reason)}, created_at=now))
+        game.updated_at = now
+        s.add(game)
+        info = self._load(s, game)
+        if not info.over and info.state.current_player() == seat.seat:
+            deadlines.open_clock(s, game, info, now)  # the new player gets the whole time for the decision
+        self.post_moderator_change(s, info, now)
+        s.add(notices.seat_given_away(info, seat.seat, old[0], old[1], self.new_message_id, now, reason=reason,
+                                      domain=self.mail_domain, moderator=moderator))
+        return PlayerInfo(seat.seat, seat.name, seat.email, seat.secret, robot=seat.robot)
 
     def set_status(self, game_id: int, action: str, reason: str = "") -> str:
         """pause, resume or abort; returns the new status. A paused game's deadline stops; resuming gives the
