@@ -41,8 +41,8 @@ if TYPE_CHECKING:
 PG_ADMIN_URL = os.environ.get("PBEM_TEST_PG_ADMIN", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 PG_DATABASE = os.environ.get("PBEM_TEST_PG_DATABASE", f"pbem_test_{os.getpid()}")
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-TABLES = ("archive_hidden_players", "worker_heartbeats", "marks", "absences", "mail_claims", "outbox", "inbound_mails",
-          "snapshots", "events", "seats", "games")
+TABLES = ("signup_requests", "archive_hidden_players", "worker_heartbeats", "marks", "absences", "mail_claims", "outbox",
+          "inbound_mails", "snapshots", "events", "seats", "games")
 RAM_DISK = Path("/dev/shm")
 RAM_DISK_MIN_FREE = 2 * 1024**3
 

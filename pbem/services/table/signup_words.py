@@ -1,0 +1,171 @@
+"""The lines of a signup mail (docs/signup.md): ``games``, ``new KIND [players N] [side back] [deadline 2d]``,
+``join N [as NAME]``, ``leave N``, ``start [N] [with robots]``, ``watch N``, ``unwatch N``, ``resign N`` and
+``confirm CODE``, read into ``SignupLine``; ``SignupLineError`` says what is wrong with a line that starts with
+one of these words and what to send instead. Pure: nothing here looks at a game or the database."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ...games import get_game, names as game_names
+from ...timespans import TimingError, parse_duration
+
+WORDS = ("games", "new", "join", "leave", "start", "watch", "unwatch", "resign", "confirm")
+CODE = re.compile(r"\b([a-z]{3,9}-[a-z]{3,9})\b")  # a code as services.table.signup makes it: two words
+MAX_DEADLINE_DAYS = 30
+
+
+class SignupLineError(ValueError):
+    """A signup line that cannot be read: ``why`` it cannot, and ``instead``, a line that would do."""
+
+    def __init__(self, why: str, instead: str) -> None:
+        super().__init__(why)
+        self.why = why
+        self.instead = instead
+
+
+@dataclass(frozen=True)
+class SignupLine:
+    line: str
+    action: str  # one of WORDS
+    number: int | None = None  # the table (join, leave, start) or game (watch, unwatch, resign) it names
+    kind: str = ""  # new: the engine's name
+    players: int | None = None  # new: the seats (None: the rules' most)
+    back_side: bool = False  # new: Fifth Avenue's 6-plot side
+    deadline: int | None = None  # new: seconds for a decision (None: pbem's default)
+    name: str = ""  # join/new ... as NAME
+    robots: bool = False  # start ... with robots
+    code: str = ""  # confirm CODE
+
+
+def kind_of(word: str) -> str:
+    """'fifth-avenue', 'Fifth Avenue', 'fifthavenue', 'manhattan' -> the engine's name; SignupLineError else."""
+    key = re.sub(r"[\s_]+", "-", word.strip().lower())
+    for name in game_names():
+        if key in (name, name.replace("-", "")):
+            return name
+    raise SignupLineError(f"pbem hosts no game called '{word}'", "new " + " or new ".join(game_names()))
+
+
+def _number(word: str | None, what: str, example: str) -> int:
+    if word is None:
+        raise SignupLineError(f"it names no {what}", example)
+    found = re.fullmatch(r"#?([0-9]{1,9})", word)
+    if not found or int(found.group(1)) == 0:
+        raise SignupLineError(f"'{word}' is not the number of a {what}", example)
+    return int(found.group(1))
+
+
+def _as_name(words: list[str], example: str) -> str:
+    """The NAME of '... as NAME' (the words after 'as'), or ""."""
+    if not words:
+        return ""
+    if words[0].lower() != "as" or len(words) == 1:
+        raise SignupLineError(f"'{' '.join(words)}' is not 'as NAME'", example)
+    name = " ".join(words[1:]).strip()
+    if len(name) > 40 or not re.fullmatch(r"[\w][\w .'-]*", name):
+        raise SignupLineError(f"'{name}' is not a name: letters, digits, spaces, ' . -, at most 40", example)
+    return name
+
+
+def _new(line: str, words: list[str]) -> SignupLine:
+    example = "new fifth-avenue players 3 side back deadline 2d"
+    rest = words[1:]
+    if not rest:
+        raise SignupLineError("it names no game", "new fifth-avenue or new manhattan")
+    # The kind may be two words ('new fifth avenue').
+    if len(rest) > 1 and kind_candidate(" ".join(rest[:2])):
+        kind, rest = kind_of(" ".join(rest[:2])), rest[2:]
+    else:
+        kind, rest = kind_of(rest[0]), rest[1:]
+    players = deadline = None
+    back_side = False
+    name = ""
+    engine = get_game(kind)
+    while rest:
+        key = rest[0].lower()
+        value = rest[1] if len(rest) > 1 else None
+        if key == "as":
+            name, rest = _as_name(rest, f"new {kind} as Ann"), []
+            continue
+        if value is None:
+            raise SignupLineError(f"'{rest[0]}' has no value", example)
+        if key in ("players", "seats"):
+            if not value.isdigit() or int(value) not in engine.PLAYERS:
+                raise SignupLineError(f"{engine.TITLE} is for {', '.join(map(str, engine.PLAYERS))} players, not "
+                                      f"'{value}'", f"new {kind} players {max(engine.PLAYERS)}")
+            players = int(value)
+        elif key == "side":
+            if value.lower() not in ("back", "front"):
+                raise SignupLineError(f"the side is 'back' or 'front', not '{value}'", f"new {kind} side back")
+            if value.lower() == "back" and kind != "fifth-avenue":
+                raise SignupLineError(f"{engine.TITLE}'s board has one side", f"new {kind}")
+            back_side = value.lower() == "back"
+        elif key == "deadline":
+            try:
+                deadline = parse_duration(value, "deadline")
+            except (TimingError, ValueError) as exc:
+                raise SignupLineError(f"'{value}' is not a length of time ({exc})", f"new {kind} deadline 2d") from None
+            if deadline > MAX_DEADLINE_DAYS * 86400:
+                raise SignupLineError(f"a deadline is at most {MAX_DEADLINE_DAYS} days", f"new {kind} deadline 3d")
+        else:
+            raise SignupLineError(f"'{rest[0]}' is not an option of new (players, side, deadline, as)", example)
+        rest = rest[2:]
+    return SignupLine(line, "new", kind=kind, players=players, back_side=back_side, deadline=deadline, name=name)
+
+
+def kind_candidate(words: str) -> bool:
+    try:
+        kind_of(words)
+        return True
+    except SignupLineError:
+        return False
+
+
+def read_signup_line(line: str) -> SignupLine | None:
+    """The signup command of ``line``; None when the line is no signup line (its first word is none of WORDS);
+    SignupLineError when it starts with one but cannot be read."""
+    words = line.strip().rstrip(".").split()
+    if not words:
+        return None
+    word = words[0].lower().rstrip(":,")
+    if word not in WORDS:
+        return None
+    if word == "games":
+        if len(words) > 1:
+            return None  # prose ('games are fun')
+        return SignupLine(line, "games")
+    if word == "new":
+        return _new(line, words)
+    if word == "confirm":
+        found = CODE.search(line.lower())
+        if not found:
+            raise SignupLineError("it has no code (two words joined by '-', as in our mail)", "confirm word-word")
+        return SignupLine(line, "confirm", code=found.group(1))
+    if word == "start":
+        rest = words[1:]
+        number = None
+        if rest and rest[0].lstrip("#").isdigit():
+            number, rest = _number(rest[0], "table", "start 3"), rest[1:]
+        robots = [w.lower() for w in rest] == ["with", "robots"]
+        if rest and not robots:
+            raise SignupLineError(f"'{' '.join(rest)}' is not 'with robots'", "start 3 with robots")
+        return SignupLine(line, "start", number=number, robots=robots)
+    what = "table" if word in ("join", "leave") else "game"
+    number = _number(words[1] if len(words) > 1 else None, what, f"{word} 3")
+    if word == "join":
+        return SignupLine(line, "join", number=number, name=_as_name(words[2:], f"join {number} as Ann"))
+    if len(words) > 2:
+        raise SignupLineError(f"'{word}' takes the number of a {what} alone", f"{word} {number}")
+    return SignupLine(line, word, number=number)
+
+
+def code_in(text: str) -> str:
+    """A confirmation code in ``text`` (a subject that answers our mail), or ""."""
+    found = re.search(r"\bconfirm\b[^a-z]*code\s+([a-z]{3,9}-[a-z]{3,9})", text.lower()) or \
+        re.search(r"\bcode\s+([a-z]{3,9}-[a-z]{3,9})\b", text.lower())
+    return found.group(1) if found else ""
+
+
+__all__ = ["CODE", "WORDS", "SignupLine", "SignupLineError", "code_in", "kind_of", "read_signup_line"]

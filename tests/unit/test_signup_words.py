@@ -1,0 +1,69 @@
+"""Reading the lines of a signup mail (issue 36, docs/signup.md): what each reads as, what is no signup line at
+all, and what a line that starts like one but cannot be read says is wrong and what to send instead."""
+
+from __future__ import annotations
+
+import pytest
+
+from pbem.services.table.signup import name_of
+from pbem.services.table.signup_words import SignupLine, SignupLineError, code_in, read_signup_line
+
+
+@pytest.mark.parametrize("line,read", [
+    ("games", SignupLine("games", "games")),
+    ("new fifth-avenue", SignupLine("new fifth-avenue", "new", kind="fifth-avenue")),
+    ("New Fifth Avenue players 3 side back deadline 2d",
+     SignupLine("New Fifth Avenue players 3 side back deadline 2d", "new", kind="fifth-avenue", players=3,
+                back_side=True, deadline=2 * 86400)),
+    ("new manhattan players 2 as Ann Lee", SignupLine("new manhattan players 2 as Ann Lee", "new", kind="manhattan",
+                                                      players=2, name="Ann Lee")),
+    ("join 3", SignupLine("join 3", "join", number=3)),
+    ("join #3 as Bob", SignupLine("join #3 as Bob", "join", number=3, name="Bob")),
+    ("leave 3", SignupLine("leave 3", "leave", number=3)),
+    ("start", SignupLine("start", "start")),
+    ("start 3 with robots", SignupLine("start 3 with robots", "start", number=3, robots=True)),
+    ("start with robots", SignupLine("start with robots", "start", robots=True)),
+    ("watch 12", SignupLine("watch 12", "watch", number=12)),
+    ("unwatch 12.", SignupLine("unwatch 12.", "unwatch", number=12)),
+    ("resign 12", SignupLine("resign 12", "resign", number=12)),
+    ("confirm Buddy-Output", SignupLine("confirm Buddy-Output", "confirm", code="buddy-output")),
+])
+def test_each_command_reads_as_it_says(line: str, read: SignupLine) -> None:
+    assert read_signup_line(line) == read
+
+
+@pytest.mark.parametrize("line", ["bid gray 4", "Hi all,", "games are fun", "", "place 34W orange"])
+def test_other_lines_are_no_signup_lines(line: str) -> None:
+    assert read_signup_line(line) is None
+
+
+@pytest.mark.parametrize("line,why,instead", [
+    ("new chess", "pbem hosts no game called 'chess'", "new fifth-avenue or new manhattan"),
+    ("new", "it names no game", "new fifth-avenue or new manhattan"),
+    ("new fifth-avenue players 5", "Fifth Avenue is for 2, 3, 4 players, not '5'", "new fifth-avenue players 4"),
+    ("new manhattan side back", "Manhattan's board has one side", "new manhattan"),
+    ("new fifth-avenue deadline soon", "'soon' is not a length of time", "new fifth-avenue deadline 2d"),
+    ("new fifth-avenue deadline 90d", "a deadline is at most 30 days", "new fifth-avenue deadline 3d"),
+    ("new fifth-avenue colour red", "'colour' is not an option of new", "new fifth-avenue players 3"),
+    ("join", "it names no table", "join 3"),
+    ("join it", "'it' is not the number of a table", "join 3"),
+    ("join 3 as <ann@example.org>", "is not a name", "join 3 as Ann"),
+    ("watch 0", "'0' is not the number of a game", "watch 3"),
+    ("resign 12 now", "'resign' takes the number of a game alone", "resign 12"),
+    ("start 3 with friends", "'with friends' is not 'with robots'", "start 3 with robots"),
+    ("confirm", "it has no code", "confirm word-word"),
+])
+def test_a_line_that_cannot_be_read_says_why_and_what_instead(line: str, why: str, instead: str) -> None:
+    with pytest.raises(SignupLineError) as refused:
+        read_signup_line(line)
+    assert why in refused.value.why and instead in refused.value.instead
+
+
+def test_the_code_is_found_in_the_subject_of_an_answer() -> None:
+    assert code_in("Re: [pbem] confirm: join 3 (code buddy-output)") == "buddy-output"
+    assert code_in("Re: [Fifth Avenue #3] Ann, Bob") == ""
+
+
+def test_a_name_never_shows_an_address() -> None:
+    assert [name_of(a) for a in ("ann.lee@example.org", "42@example.org", "zoë_x@example.org")] == ["Ann", "Player",
+                                                                                                  "Zoë"]
