@@ -54,6 +54,7 @@ import jinja2
 from markupsafe import Markup
 
 from .. import __version__
+from ..render.html import SWATCH_CSS
 from ..resources import shipped_folder
 from ..words import listing, plural
 from .records import GameRecord, GameSummary, PlayerRecord, Rating, Step, summary_from_dict, summary_to_dict
@@ -328,11 +329,12 @@ def _fingerprint() -> str:
 
 
 def site_css() -> str:
-    """The site's style sheet: the mails' (read now, as it ships: the boards use its classes), then the
-    site's own rules, which come later and so win over the mails' page-wide ones."""
+    """The site's style sheet: the mails' (read now, as it ships: the boards use its classes) with the
+    swatches' colours, then the site's own rules, which come later and so win over the mails' page-wide ones."""
     mail = (shipped_folder("templates") / "mail" / "style.css").read_text(encoding="utf-8")
     own = (_template_folder() / "style.css").read_text(encoding="utf-8")
-    return f"/* from the mails: templates/mail/style.css */\n{mail}\n/* the archive: templates/archive/style.css */\n{own}"
+    return (f"/* from the mails: templates/mail/style.css */\n{mail}\n/* the swatches' colours */\n{SWATCH_CSS}\n"
+            f"/* the archive: templates/archive/style.css */\n{own}")
 
 
 def render(template: str, **context: Any) -> str:

@@ -6,10 +6,11 @@ with headings, the decision in bold, the commands one to a line, and the board d
 view (``render.html``) in tables and colours; it fits a 390 px wide phone without images, scripts or external
 CSS. Its style sheet (``templates/mail/style.css``) stays one <style> block in the head, the elements named by
 class (``style_sheet``): Gmail, Apple Mail, Outlook and the webmails read it. Inlined into every element's
-style attribute it was three quarters of the part's bytes (29 KB a mail, issue 35). What must survive a client
-that drops the block is inline: every colour swatch sets its own colours (``render.html.paint``), the picture
-its width; the rest is headings, lists, tables and bold in the reader's default style, and still fits a
-phone (tests/e2e/test_mails_in_a_browser.py looks at it so).
+style attribute it was three quarters of the part's bytes (29 KB a mail, issue 35). The colour swatches take
+their colours from it too, a class a colour (``render.html.SWATCH_CSS``): each swatch writes its colour's name,
+so a client that drops the block loses the paint, not the word. What must survive such a client is inline:
+the picture's width; the rest is headings, lists, tables and bold in the reader's default style, and still
+fits a phone (tests/e2e/test_mails_in_a_browser.py looks at it so).
 
 ``html_part(subject, text)`` is the HTML part of a mail that has only text (plain mails, digests): its
 paragraphs as paragraphs, drawn blocks in a <pre> that wraps rather than grow wider than the screen.
@@ -23,7 +24,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from .html import html_environment, render_board_html
+from .html import SWATCH_CSS, html_environment, render_board_html
 from .text import TEMPLATE_DIR, _environment
 
 EXAMPLE = "For example: "
@@ -33,14 +34,15 @@ _COMMENT = re.compile(r"/\*.*?\*/", re.S)
 _SPACE = re.compile(r"\s*([{};:,>])\s*|\s+")
 
 
-@lru_cache(maxsize=None)
 @lru_cache(maxsize=1)
 def style_sheet() -> str:
-    """templates/mail/style.css without its comments and spaces (a fifth of its bytes), a rule a line."""
+    """templates/mail/style.css without its comments and spaces (a fifth of its bytes), then the swatches'
+    colours (``SWATCH_CSS``), a rule a line."""
     css = (TEMPLATE_DIR / "mail" / "style.css").read_text(encoding="utf-8")
     css = _SPACE.sub(lambda m: m.group(1) or " ", _COMMENT.sub("", css)).replace(";}", "}")
     # a rule a line: a mail's lines stay under its limit of 998 characters
-    return css.replace("only screen and(", "only screen and (").replace("}", "}\n").strip()
+    css = css.replace("only screen and(", "only screen and (").replace("}", "}\n").strip()
+    return css + "\n" + SWATCH_CSS
 
 
 _RULE_OR_BLOCK = re.compile(r"(@[^{]+\{)|([^{}@]+)\{([^{}]*)\}|\}")

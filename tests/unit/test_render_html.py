@@ -152,8 +152,18 @@ def commands(doc: Node) -> list[str]:
     return [li.text() for li in lists[0].own("li")] if lists else []
 
 
+def _rules(css: str) -> dict[str, dict[str, str]]:
+    """A style sheet's rules of one class each: class -> its declarations."""
+    return {name: dict(d.split(":", 1) for d in body.split(";") if d)
+            for name, body in re.findall(r"^\.([\w-]+)\{([^{}]*)\}$", css, re.M)}
+
+
 def paint_of(node: Node) -> tuple[str, str]:
-    return node.style.get("background", node.style.get("background-color", "")), node.style.get("color", "")
+    """The background and text colour a swatch gets from the mails' style sheet, by its classes."""
+    rules = _rules(style_sheet())
+    painted = [rules[name] for name in node.classes if name in rules and "background" in rules[name]]
+    assert len(painted) == 1, (node.classes, painted)
+    return painted[0]["background"], painted[0].get("color", "")
 
 
 # =========================================================================== positions and mails
