@@ -59,7 +59,7 @@ from .palette import (
 WIDTH = 370
 MARGIN = 6
 SMALL = 11  # the smallest letters: 11 CSS px shown 370 px wide
-TITLE_H = 40  # the title strip: the name, then the side and the game's progress
+TITLE_H = 22  # the title strip: the side and the game's progress (the mail and the page name the game)
 COL_GAP = 7  # between the districts of a row: the streets show here
 ROW_GAP = 10  # between rows
 DISTRICT_W = (WIDTH - 2 * MARGIN - 2 * COL_GAP) // 3  # three districts side by side at most
@@ -199,7 +199,6 @@ def _still(back_side: bool, districts: tuple[tuple[str, str], ...]) -> Still:
     geo = layout(back_side)
     canvas = Canvas(geo.width, geo.height, PAPER)
     canvas.rect((0, 0, WIDTH, TITLE_H), BOARD_COLORS["text"])
-    canvas.text((MARGIN + 2, 12), "FIFTH AVENUE", 15, BOARD_COLORS["district"], anchor="lm", bold=True)
     _streets(canvas, board, geo)
     for code, name in districts:
         _district_frame(canvas, board, geo, code, name, stopped=False)
@@ -239,18 +238,17 @@ def palette() -> tuple[tuple[int, int, int], ...]:
 
 
 def _title(canvas: Canvas, view: dict[str, Any], board: Board) -> None:
-    """The side and the game's progress below the name: words of the game only, so they fit on one line
-    (who won is said with the players, at the foot)."""
+    """The side and the game's progress, on one line (who won is said with the players, at the foot). The
+    game's name and its players are the mail's and the page's heading and the foot's: a line of letters on the
+    dark strip is some 700 bytes of every picture (issue 35, point 5)."""
     side = "back side" if view["back_side"] else "front side"
     sets_left = sum(1 for group in view["supply_row"] if group)
-    light = BOARD_COLORS["district"]
-    canvas.text((WIDTH - MARGIN - 2, 12), f"{view['players']} players · {side}", SMALL, light, anchor="rm")
-    progress = f"building stops {len(view['stopped'])} of {board.building_stops}"
+    progress = f"{side} · building stops {len(view['stopped'])} of {board.building_stops}"
     if view["result"] is not None:
         progress += " · game over"
     else:
         progress += f" · supply row: {sets_left} of {len(view['supply_row'])} sets left"
-    canvas.text((MARGIN + 2, 30), progress, SMALL, light, anchor="lm")
+    canvas.text((MARGIN + 2, TITLE_H / 2), progress, SMALL, BOARD_COLORS["district"], anchor="lm")
 
 
 def _center(box: Box) -> tuple[float, float]:
@@ -287,7 +285,6 @@ def _skyscraper(canvas: Canvas, center: tuple[float, float], owner: int, height:
     x, y = center
     color = fifth_avenue_owner(owner)
     left, top = x - TOKEN_W / 2, y - TOKEN_H / 2
-    canvas.rect((left + 2, top + 2, left + TOKEN_W + 2, top + TOKEN_H + 2), BOARD_COLORS["line"], radius=3)  # shadow
     canvas.rect((left, top, left + TOKEN_W, top + TOKEN_H), color, LINE, 1, radius=3)
     canvas.text((x, y + 0.5), str(height), 14, color.ink, anchor="mm", bold=True)
 
@@ -323,8 +320,6 @@ def _district_frame(canvas: Canvas, board: Board, geo: Layout, code: str, name: 
         canvas.rect((x0, y0, x1, y0 + HEADER_H - 2), header, None, radius=6)
         ink = header.ink
     canvas.text((x0 + 5, y0 + 10), code, 13, ink, anchor="lm", bold=True)
-    for i, line in enumerate(wrap(name, SMALL, x1 - x0 - 10)[:1]):
-        canvas.text((x0 + 5, y0 + 25 + 13 * i), line, SMALL, ink, anchor="lm")
     if not stopped:
         for plot in board.plots(code):
             spot = geo.plots[(code, plot)]
@@ -419,8 +414,6 @@ def _mark(canvas: Canvas, board: Board, geo: Layout, view: dict[str, Any], code:
     if code not in (CITY_HALL, CENTRAL_PARK) and code not in view["stopped"]:
         canvas.rect((x0, y0, x1, y0 + HEADER_H - 2), MARK, None, radius=6)
         canvas.text((x0 + 5, y0 + 10), code, 13, MARK.ink, anchor="lm", bold=True)
-        name = view["districts"].get(code, board.name(code))
-        canvas.text((x0 + 5, y0 + 25), wrap(name, SMALL, x1 - x0 - 10)[0], SMALL, MARK.ink, anchor="lm")
         _people(canvas, view, board, geo, code)
     canvas.rect((x0 - 1, y0 - 1, x1 + 1, y1 + 1), None, MARK, MARK_W, radius=7)
     if plot is not None and (code, plot) in geo.plots:
@@ -428,29 +421,47 @@ def _mark(canvas: Canvas, board: Board, geo: Layout, view: dict[str, Any], code:
         canvas.circle(spot.center, spot.radius + 3, None, MARK, 2.5)
 
 
-def _legend_lines(view: dict[str, Any], names: list[str]) -> list[tuple[int | None, str]]:
-    """The players' lines: (owner, text) for each owner's first line, (None, text) for the rest of a long name.
-    The whole name, wrapped; then the score (and who won)."""
+Legend = list[list[tuple[int | None, str]]]  # lines of (owner, text): the owner's swatch, or None for a name's rest
+_SWATCH_W = 26  # a player's swatch and the space after it
+_ITEM_GAP = 14  # between two players on a line
+
+
+def _legend_lines(view: dict[str, Any], names: list[str]) -> Legend:
+    """The players, side by side as long as they fit the width: each owner's swatch, the whole name and the
+    score (and who won). A name too long for a line wraps onto lines of its own."""
     winners = set(view["result"]["winners"]) if view["result"] is not None else set()
-    lines: list[tuple[int | None, str]] = []
+    room = WIDTH - 2 * MARGIN - 4
+    lines: Legend = [[]]
+    used = 0.0
     for owner, name in enumerate(names):
         label = name
         if owner < view["players"]:
-            label += f"  {view['scores'][owner]} VP" + ("  wins" if owner in winners else "")
-        for i, line in enumerate(wrap(label, 12, WIDTH - 2 * MARGIN - 30)):
-            lines.append((owner if i == 0 else None, line))
-    return lines
+            label += f" {view['scores'][owner]} VP" + (" wins" if owner in winners else "")
+        parts = wrap(label, 12, room - _SWATCH_W)
+        width = _SWATCH_W + text_width(parts[0], 12) + _ITEM_GAP
+        if lines[-1] and (len(parts) > 1 or used + width > room):
+            lines.append([])
+            used = 0
+        lines[-1].append((owner, parts[0]))
+        used += width
+        if len(parts) > 1:
+            lines += [[(None, part)] for part in parts[1:]]
+            lines.append([])
+            used = 0
+    return [line for line in lines if line]
 
 
-def _legend(canvas: Canvas, lines: list[tuple[int | None, str]], top: float) -> None:
+def _legend(canvas: Canvas, lines: Legend, top: float) -> None:
     """Every owner's color with the player's name and score."""
-    x = MARGIN + 4
     y = top + LINE_H / 2
-    for owner, line in lines:
-        if owner is not None:
-            color = fifth_avenue_owner(owner)
-            canvas.rect((x, y - 8, x + 18, y + 8), color, LINE, 1, radius=3)
-        canvas.text((x + 26, y), line, 12, TEXT, anchor="lm")
+    for line in lines:
+        x = MARGIN + 4
+        for owner, text in line:
+            if owner is not None:
+                color = fifth_avenue_owner(owner)
+                canvas.rect((x, y - 8, x + 18, y + 8), color, LINE, 1, radius=3)
+            canvas.text((x + _SWATCH_W, y), text, 12, TEXT, anchor="lm")
+            x += _SWATCH_W + text_width(text, 12) + _ITEM_GAP
         y += LINE_H
 
 

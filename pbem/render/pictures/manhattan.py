@@ -39,7 +39,7 @@ from .palette import BOARD_COLORS, MARK, Color, manhattan_color, picture_palette
 WIDTH = 370
 MARGIN = 6
 SMALL = 11  # the smallest letters: 11 CSS px shown 370 px wide
-TITLE_H = 40
+TITLE_H = 22  # the title strip: the round and the side (the mail and the page name the game)
 EDGE = 18  # the strip along each edge of the board: the side's name and its player's colors
 CITY_GAP = 8
 SITE_GAP = 3
@@ -148,7 +148,6 @@ def _still(cities: tuple[tuple[str, str], ...]) -> Still:
     geo = layout()
     canvas = Canvas(geo.width, geo.height, PAPER)
     canvas.rect((0, 0, WIDTH, TITLE_H), TEXT)
-    canvas.text((MARGIN + 2, 12), "MANHATTAN", 15, BOARD_COLORS["district"], anchor="lm", bold=True)
     x0, y0, x1, y1 = geo.board
     canvas.rect(geo.board, BOARD_COLORS["street"], LINE, 1, radius=10)
     canvas.rect((x0 + EDGE - 4, y0 + EDGE - 4, x1 - EDGE + 4, y1 - EDGE + 4), BOARD_COLORS["district"], None,
@@ -200,13 +199,11 @@ def palette() -> tuple[tuple[int, int, int], ...]:
 
 
 def _title(canvas: Canvas, view: dict[str, Any], board: Any, side: int) -> None:
-    """The round and the side the cities are seen from: words of the game only, so they fit (who won is said
-    with the players, at the foot)."""
-    light = BOARD_COLORS["district"]
-    canvas.text((WIDTH - MARGIN - 2, 12), f"{view['players']} players", SMALL, light, anchor="rm")
+    """The round and the side the cities are seen from, on one line (who won is said with the players, at the
+    foot; the game's name is the mail's and the page's heading: issue 35, point 5)."""
     when = "game over" if view["result"] is not None else f"round {view['round']} of {view['rounds']}"
-    canvas.text((MARGIN + 2, 30), f"{when} · seen from the {board.side_names[side]} side", SMALL, light,
-                anchor="lm")
+    canvas.text((MARGIN + 2, TITLE_H / 2), f"{when} · seen from the {board.side_names[side]} side", SMALL,
+                BOARD_COLORS["district"], anchor="lm")
 
 
 def _seat_at(view: dict[str, Any]) -> dict[int, int]:
