@@ -28,7 +28,7 @@ from sqlalchemy import Engine
 from . import crashpoints
 from .adapters.imap_inbox import Inbox, MailboxState
 from .adapters.outbox_sender import SendReport
-from .config import ArchiveConfig, MailConfig
+from .config import ArchiveConfig, MailConfig, SignupConfig
 from .mail.message import is_bounce, ledger_key, sender, subject
 from .mail.text import read_message
 from .words import plural
@@ -48,7 +48,7 @@ from .services.table.robot_seats import MOST_SECONDS_A_PASS, RobotPlayers
 from .services.mail_in.screening import RATE_LIMIT, over_limit, why_ignored
 from .services.clock.timekeeper import Timekeeper
 
-KEPT = ("applied", "info", "away", "talk", "settings")  # outcomes whose mail goes to the processed folder; the rest to rejected
+KEPT = ("applied", "info", "away", "talk", "settings", "signup", "signup-info")  # outcomes whose mail goes to the processed folder; the rest to rejected
 CLAIM_BATCH = 20  # mails claimed at once, then processed and moved out of the mailbox in one IMAP command
 RECONNECT_ERRORS = (IMAPClientError, OSError, socket.timeout, EOFError, DatabaseUnavailable)
 TRANSIENT_TRIES = 4  # tries at one mail while the database fails under it (0.5, 2 and 8 s apart)
@@ -81,7 +81,7 @@ class MailWorker:
     def __init__(
         self, engine: Engine, mail: MailConfig, *, clock: Callable[[], datetime] = utcnow,
         log: Callable[[str], None] = lambda line: None, mail_domain: str | None = None, rate_limit: int = RATE_LIMIT,
-        archive: ArchiveConfig = ArchiveConfig(),
+        archive: ArchiveConfig = ArchiveConfig(), signup: SignupConfig = SignupConfig(),
     ) -> None:
         self.engine = engine
         self.mail = mail
@@ -91,7 +91,7 @@ class MailWorker:
         self.games = GameService(engine, clock=clock, mail_domain=mail_domain or mail.game_address.split("@")[-1],
                                  archive=archive)
         self.ledger = MailLedger(engine, clock=clock, mail_domain=self.games.mail_domain)
-        self.commands = MailCommands(self.games, ledger=self.ledger, moderator=mail.moderator)
+        self.commands = MailCommands(self.games, ledger=self.ledger, moderator=mail.moderator, signup=signup)
         self.instance = Instance.start()
         self.claims = MailClaims(engine, self.instance, clock=clock)
         self.heartbeat = Heartbeat(engine, self.instance, clock=clock, log=log)  # what `pbem status` reads

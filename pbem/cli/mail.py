@@ -49,7 +49,7 @@ def mail_explain(
     context = app_context(ctx)
     mail = context.config.mail
     explained = explain(raw, context.service(), game_address=mail.game_address if mail else "",
-                        moderator=mail.moderator if mail else "")
+                        moderator=mail.moderator if mail else "", signup=context.config.signup)
     if as_json:
         typer.echo(json.dumps(explained.to_dict(), indent=2, default=str))
         return

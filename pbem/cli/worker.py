@@ -62,7 +62,8 @@ def worker(
     engine = context.engine()
 
     log = log_line
-    runner = MailWorker(engine, mail, log=log, mail_domain=context.config.mail_domain, archive=context.config.archive)
+    runner = MailWorker(engine, mail, log=log, mail_domain=context.config.mail_domain, archive=context.config.archive,
+                        signup=context.config.signup)
     if once:
         try:
             report = runner.run_once()

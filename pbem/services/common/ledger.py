@@ -171,11 +171,26 @@ class MailLedger:
         address a mail can be sent to; one that is not is never queued (it would only fail), and the inbound
         record says so. Returns the new mail's Message-ID (None when nothing is queued to ``to``: only the
         inbound record and ``also`` are stored)."""
-        now = self.clock()
         if to is not None and not is_address(to):
             if inbound is not None:
                 inbound.reason = f"not answered: {to[:60]!r} is not an address a mail can be sent to"
             to = None
+        mail = self.reply_mail(to, subject, body, game_id=game_id, in_reply_to=in_reply_to, thread=thread) \
+            if to is not None else None
+        with UnitOfWork(self.engine, write=True) as uow:
+            if mail is not None:
+                uow.session.add(mail)
+            if inbound is not None:
+                uow.session.add(inbound)
+            uow.session.add_all(also)
+            uow.commit()
+        return mail.message_id if mail is not None else None
+
+    def reply_mail(self, to: str, subject: str, body: str, *, game_id: int | None = None,
+                   in_reply_to: str | None = None, thread: str | None = None) -> OutboxMail:
+        """The row of a reply, as ``queue_mail`` queues it, for a caller that writes it in its own transaction (a
+        signup mail's reply, with what the mail changed: services.mail_in.signup_mail)."""
+        now = self.clock()
         message_id = self.new_message_id()
         answered = in_reply_to if in_reply_to and is_message_id(in_reply_to) else None
         headers = {"Message-ID": message_id, "Auto-Submitted": "auto-replied" if answered else "auto-generated"}
@@ -186,14 +201,5 @@ class MailLedger:
         references = [mid for mid in (thread, answered) if mid]
         if references:
             headers["References"] = " ".join(references)
-        with UnitOfWork(self.engine, write=True) as uow:
-            if to is not None:
-                uow.session.add(OutboxMail(
-                    game_id=game_id, recipient=to, subject=subject, headers=headers, text_body=body,
-                    next_attempt_at=now, message_id=message_id, created_at=now,
-                ))
-            if inbound is not None:
-                uow.session.add(inbound)
-            uow.session.add_all(also)
-            uow.commit()
-        return message_id if to is not None else None
+        return OutboxMail(game_id=game_id, recipient=to, subject=subject, headers=headers, text_body=body,
+                          next_attempt_at=now, message_id=message_id, created_at=now)

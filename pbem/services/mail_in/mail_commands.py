@@ -15,6 +15,7 @@ from datetime import timedelta
 from email.message import EmailMessage
 from typing import Any
 
+from ...config import SignupConfig
 from ...games import get_game
 from ...mail.message import message_id, references, sender, subject
 from ...mail.text import MAX_HTML_BYTES, MAX_READ_BYTES, MAX_TEXT_BYTES, MAX_TEXT_LINES, extract_text, read_message
@@ -23,16 +24,18 @@ from ..common.errors import ServiceError
 from ..common.ledger import MailLedger
 from ..mail_out.notices import game_subject, thread_root
 from ..table.service import GameService
+from ..table.signup import Signup
 from ..table.table_talk import TableTalk, TalkPlan, first_line
 from .applying import MailApplier
 from .finding import GameFinder
 from .lines import game_lines, sort_lines, split_secret_lines, subject_commands, without_our_text
 from .refusals import REFUSED
 from .reply import Replies, more_texts, wrap
+from .signup_mail import SIGNUP_CHANGED, SIGNUP_INFO, SIGNUP_REFUSED, SignupMail
 from .report import LineReport, MailReport
 
-STRANGER_OUTCOMES = ("unknown-game", "not-a-player")
-CHANGES = ("applied", "away", "talk", "settings")  # outcomes of a mail that changed something
+STRANGER_OUTCOMES = ("unknown-game", "not-a-player", SIGNUP_INFO, SIGNUP_REFUSED)
+CHANGES = ("applied", "away", "talk", "settings", SIGNUP_CHANGED)  # outcomes of a mail that changed something
 RECEIPTED = ("away", "talk", "settings")  # changes whose reply is the sender's receipt (an applied mail's comes with
 # the game's mails: services.mail_out.receipts)
 NO_COMMAND_ANSWERS = 3  # answers an hour to a player's mails without commands (an auto-responder loops)
@@ -40,7 +43,8 @@ MAX_COMMANDS = 100  # command lines one mail may have; a longer mail is refused 
 
 
 class MailCommands:
-    def __init__(self, games: GameService, *, ledger: MailLedger | None = None, moderator: str = "") -> None:
+    def __init__(self, games: GameService, *, ledger: MailLedger | None = None, moderator: str = "",
+                 signup: SignupConfig = SignupConfig()) -> None:
         self.games = games
         self.ledger = ledger or MailLedger(games.engine, clock=games.clock, mail_domain=games.mail_domain)
         self.moderator = moderator.strip().lower()
@@ -48,6 +52,7 @@ class MailCommands:
         self.replies = Replies(games, moderator=self.moderator)
         self.finder = GameFinder(games, self.ledger, self.replies)
         self.applier = MailApplier(games, self.ledger, self.talk, self.replies, moderator=self.moderator)
+        self.signup = SignupMail(Signup(games, signup, moderator=self.moderator), self.ledger)
         self._inbound: InboundMail | None = None
         self._over_limit = ""
 
@@ -120,6 +125,17 @@ class MailCommands:
 
     # ------------------------------------------------------------------ steps
 
+    def _signup(self, report: MailReport, raw_lines: list[str], dry_run: bool) -> bool:
+        """Whether the mail is a signup mail (services.mail_in.signup_mail), which is then handled."""
+        lines, secrets = split_secret_lines(raw_lines)
+        stranger = not self.games.games_of(report.sender or "")
+        found = self.signup.read(lines, report.subject, stranger)
+        if found is None:
+            return False
+        self.signup.handle(report, *found, secrets, dry_run=dry_run, inbound=self._inbound,
+                           over_limit=self._over_limit, in_reply_to=report.message_id or None)
+        return True
+
     def _handle(self, msg: Any, report: MailReport, dry_run: bool) -> None:
         if report.sender is None:
             report.outcome = "no-sender"  # nobody to answer
@@ -138,6 +154,8 @@ class MailCommands:
                 "attachments or the quoted board.")])
             return
         named, raw_lines = game_lines(report.text.lines)
+        if self._signup(report, raw_lines, dry_run):
+            return
         info = self.finder.game(msg, report, named)
         if info is None:
             return

@@ -38,7 +38,7 @@ class MailReport:
     subject: str
     text: MailText
     outcome: str = ""  # applied, rejected, stale, info, no-commands, unknown-game, not-a-player, impersonation,
-    # no-secret, wrong-secret, inactive, oversized, no-sender
+    # no-secret, wrong-secret, inactive, oversized, no-sender; signup, signup-info, signup-refused (signup_mail)
     game_id: int | None = None
     matched_by: str = ""  # game line, subject, reply to our mail, only active game
     seat: int | None = None
@@ -57,7 +57,7 @@ class MailReport:
 
     @property
     def changed(self) -> bool:
-        return self.outcome == "applied"
+        return self.outcome in ("applied", "signup")  # signup: services.mail_in.signup_mail
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -12,6 +12,7 @@ from datetime import timedelta
 from email.message import EmailMessage
 from typing import Any
 
+from ...config import SignupConfig
 from ...mail.message import automatic_reason, message_id, sender, subject
 from ...mail.text import extract_text, read_message
 from ..table.service import GameService
@@ -67,9 +68,9 @@ class Explanation:
 
 
 def explain(raw: bytes, games: GameService, *, game_address: str, rate_limit: int = RATE_LIMIT,
-            moderator: str = "") -> Explanation:
+            moderator: str = "", signup: SignupConfig = SignupConfig()) -> Explanation:
     """What the worker would do with ``raw``, changing nothing: ignore it (and why), or process it (a dry run)."""
-    commands = MailCommands(games, moderator=moderator)
+    commands = MailCommands(games, moderator=moderator, signup=signup)
     msg = read_message(raw)
     reason = why_ignored(msg, ledger=commands.ledger, game_address=game_address, rate_limit=rate_limit)
     if reason is None:
