@@ -63,7 +63,7 @@ TITLE_H = 22  # the title strip: the side and the game's progress (the mail and 
 COL_GAP = 7  # between the districts of a row: the streets show here
 ROW_GAP = 10  # between rows
 DISTRICT_W = (WIDTH - 2 * MARGIN - 2 * COL_GAP) // 3  # three districts side by side at most
-HEADER_H = 34  # a district's code (and who stands there), then its name
+HEADER_H = 26  # a district's code and who stands there
 RING_R = 33  # from a district's ring centre to a plot's centre
 PLOT_R = 15  # a plot's radius
 DISTRICT_H = HEADER_H + round(RING_R * (1 + math.cos(math.radians(36)))) + 2 * PLOT_R + 8
@@ -175,9 +175,8 @@ def drawing(view: dict[str, Any], *, players: list[str]) -> Canvas:
     board = load_board(view["back_side"])
     geo = layout(view["back_side"])
     names = owner_names(players[: view["players"]], robot=view["players"] == 2)
-    districts = tuple((code, view["districts"].get(code, board.name(code))) for code in board.district_codes)
     lines = _legend_lines(view, names)
-    canvas = Canvas.over(_still(view["back_side"], districts), height=geo.legend_top + len(lines) * LINE_H + 6,
+    canvas = Canvas.over(_still(view["back_side"]), height=geo.legend_top + len(lines) * LINE_H + 6,
                          background=PAPER)
     _title(canvas, view, board)
     for code in board.district_codes:
@@ -192,16 +191,16 @@ def drawing(view: dict[str, Any], *, players: list[str]) -> Canvas:
 
 
 @lru_cache(maxsize=8)
-def _still(back_side: bool, districts: tuple[tuple[str, str], ...]) -> Still:
-    """What every position of a side of the board shows alike: the title bar, the streets, the districts
-    (``districts``: code, name) with their empty plots, City Hall's and Central Park's frames, the key."""
+def _still(back_side: bool) -> Still:
+    """What every position of a side of the board shows alike: the title bar, the streets, the districts with
+    their codes and empty plots, City Hall's and Central Park's frames, the key."""
     board = load_board(back_side)
     geo = layout(back_side)
     canvas = Canvas(geo.width, geo.height, PAPER)
     canvas.rect((0, 0, WIDTH, TITLE_H), BOARD_COLORS["text"])
     _streets(canvas, board, geo)
-    for code, name in districts:
-        _district_frame(canvas, board, geo, code, name, stopped=False)
+    for code in board.district_codes:
+        _district_frame(canvas, board, geo, code, stopped=False)
     x0, y0, x1, y1 = geo.places[CITY_HALL]
     canvas.rect(geo.places[CITY_HALL], BOARD_COLORS["city hall"], LINE, 1.5, radius=8)
     canvas.text((x0 + 8, (y0 + y1) / 2), "City Hall", 13, TEXT, anchor="lm", bold=True)
@@ -308,10 +307,10 @@ def _badges(canvas: Canvas, center: tuple[float, float], businesses: list[str]) 
             _badge(canvas, spot, business)
 
 
-def _district_frame(canvas: Canvas, board: Board, geo: Layout, code: str, name: str, stopped: bool,
+def _district_frame(canvas: Canvas, board: Board, geo: Layout, code: str, stopped: bool,
                     header: Color | None = None) -> None:
-    """A district without what stands on it: its frame, its code and name and its plots (grayed with a building
-    stop); ``header`` fills the band of its code and name (the marked place's)."""
+    """A district without what stands on it: its frame, its code and its plots (grayed with a building
+    stop); ``header`` fills the band of its code (the marked place's)."""
     box = geo.places[code]
     x0, y0, x1, y1 = box
     canvas.rect(box, BOARD_COLORS["stopped"] if stopped else BOARD_COLORS["district"], LINE, 1, radius=6)
@@ -340,7 +339,7 @@ def _district(canvas: Canvas, view: dict[str, Any], board: Board, geo: Layout, c
     """What stands in a district, over its frame (the still picture's, or drawn anew for a building stop)."""
     x0, y0, x1, _ = geo.places[code]
     if code in view["stopped"]:  # drawn over the still district, covering it whole
-        _district_frame(canvas, board, geo, code, view["districts"].get(code, board.name(code)), stopped=True)
+        _district_frame(canvas, board, geo, code, stopped=True)
     else:
         for plot in board.plots(code):
             cell = view["plots"][code][plot]
