@@ -217,3 +217,43 @@ def test_watchers_and_resigning_to_a_robot(games) -> None:
         event = s.exec(select(Event).where(Event.kind == "replace_player")).one()
         assert event.actor == BOB and "Bob resigned" in event.data["words"]
         assert s.exec(select(Seat).where(Seat.email == BOB)).first() is None
+
+
+def test_a_watcher_gets_the_public_side_once_a_day_and_never_a_hand(games, clock) -> None:
+    """Point 4: what happened and the board as anybody sees it, no hand, no private line, no table talk; once a
+    day; the last mail when the game ends, then no more."""
+    from pbem import render
+    from pbem.services.clock.timekeeper import Timekeeper
+    from pbem.services.table.table_talk import TableTalk
+
+    service = signup(games)
+    game_id = games.create_game("fifth-avenue", [("Ann", ANN), ("Bob", BOB), ("Cy", CY)], seed=11)
+    confirmed(service, games, DEE, f"watch {game_id}")
+    def private_lines() -> list[str]:
+        with Session(games.engine) as s:
+            return [line for e in s.exec(select(Event).where(Event.game_id == game_id)).all()
+                    for lines in (e.data or {}).get("private", {}).values() for line in lines]
+
+    for _ in range(300):  # until a card drawn face down was told to its player alone
+        (email, legal), = games.legal(game_id)[1].items()
+        games.submit(game_id, email, next((c for c in legal if c.startswith("C ")), legal[-1]))
+        if private_lines():
+            break
+    TableTalk(games).say(game_id, ANN, "my cards are great")
+    keeper = Timekeeper(games)
+    assert keeper.check().watchers == []  # not a day yet
+    clock.now += timedelta(days=1)
+    assert keeper.check().watchers == [(game_id, DEE)]
+    (sent,) = [m for m in outbox(games) if m.recipient == DEE and m.game_id == game_id]
+    info = games.get(game_id)
+    public = render.board("fifth-avenue", info.state.view(None), players=["Ann", "Bob", "Cy"]).rstrip()
+    assert public in sent.text_body and "Ann played" in sent.text_body
+    private = private_lines()
+    assert private and not any(line in sent.text_body for line in private)
+    assert "only you see this" not in sent.text_body and "your hand" not in sent.text_body.lower()
+    assert "my cards are great" not in sent.text_body and sent.html_body is None
+    assert sent.subject == info.subject
+    assert keeper.check().watchers == []  # once a day
+    games.set_status(game_id, "abort")
+    clock.now += timedelta(days=1)
+    assert keeper.check().watchers == [(game_id, DEE)] and service.watchers(game_id) == []

@@ -38,9 +38,10 @@ from sqlalchemy import and_, update
 from sqlmodel import Session, select
 
 from ...games import get_game
-from ...store.models import DecisionClock, Event, Game, GameStatus, Seat
+from ...store.models import DecisionClock, Event, Game, GameStatus, Seat, Watcher
 from ...store.uow import UnitOfWork
 from ..mail_out import notices
+from ..mail_out.watching import watcher_mail
 from ...timespans import format_duration, format_moment
 from ...words import plural
 from ..common.deadlines import (CHECK_MARK, CLOCKS_MARK, DIGEST_EVERY, LATE_NOTICE_EVERY, aware, get_mark, open_clock,
@@ -63,6 +64,7 @@ class TimekeeperReport:
     reminded: list[int] = field(default_factory=list)
     digests: list[str] = field(default_factory=list)  # players who got a digest
     daily: list[tuple[int, str]] = field(default_factory=list)  # (game, player) daily mails of delivery "digest"
+    watchers: list[tuple[int, str]] = field(default_factory=list)  # (game, watcher) mails to watchers
 
     def lines(self) -> list[str]:
         said = []
@@ -74,6 +76,7 @@ class TimekeeperReport:
         said += [f"game {g}: reminder" for g in self.reminded]
         said += [f"digest to {e}" for e in self.digests]
         said += [f"game {g}: daily mail to {e}" for g, e in self.daily]
+        said += [f"game {g}: mail to its watcher {e}" for g, e in self.watchers]
         return said
 
 
@@ -100,6 +103,7 @@ class Timekeeper:
         self._late_notices(now, report)
         self._reminders(now, report)
         self._daily_mails(now, report)
+        self._watchers(now, report)
         return report
 
     # ------------------------------------------------------------------ 1. the outage gap
@@ -403,6 +407,33 @@ class Timekeeper:
                     info, seat_number, self.games.new_message_id, now, self.games.mail_domain)] if mail])
                 if mails:
                     report.daily.append((game_id, seat.email))
+                uow.commit()
+
+    def _watchers(self, now: datetime, report: TimekeeperReport) -> None:
+        """A game's watchers (docs/signup.md) get what happened once a day, found by the index of their due
+        times; a game that ended tells them so in a last mail, and they watch no more."""
+        with UnitOfWork(self.games.engine) as uow:
+            due = sorted(set(uow.session.exec(select(Watcher.game_id).where(Watcher.due_at <= now)).all()))
+        for game_id in due:
+            with self.games.changing(game_id) as (uow, game, info):
+                s = uow.session
+                watchers = s.exec(select(Watcher).where(Watcher.game_id == game_id, Watcher.due_at <= now)).all()
+                if not watchers:
+                    continue  # another worker sent them meanwhile
+                after = min(w.told_seq for w in watchers)
+                rows = s.exec(select(Event).where(Event.game_id == game_id, Event.seq > after).order_by(Event.seq)).all()
+                over = game.status not in (GameStatus.ACTIVE, GameStatus.PAUSED)
+                for watcher in watchers:
+                    mail = watcher_mail(info, watcher.email, rows, watcher.told_seq, self.games.new_message_id, now,
+                                        self.games.mail_domain)
+                    if mail is not None:
+                        s.add(mail)
+                        report.watchers.append((game_id, watcher.email))
+                    if over:
+                        s.delete(watcher)
+                        continue
+                    watcher.told_seq, watcher.due_at = info.last_seq, now + DIGEST_EVERY
+                    s.add(watcher)
                 uow.commit()
 
     @staticmethod

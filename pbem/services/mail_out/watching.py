@@ -1,0 +1,51 @@
+"""A watcher's mail (docs/signup.md): the public side of a game for an address with no seat in it, once a day.
+
+What happened since the watcher's last mail, in the words of a reader with no seat (``chronicle.happenings``
+for nobody's seat), with neither private lines (a player's drawn card, "only you see this") nor table talk
+(the players' words are theirs), and the board as anybody may see it (``state.view(None)``: no hand). Text
+only, no picture. Pure: the timekeeper (services.clock.timekeeper) decides when and writes it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Callable, Iterable
+
+from ... import render
+from ...store.models import OutboxMail
+from ...words import plural
+from ..common.game_info import GameInfo
+from .chronicle import TALK_KINDS, happenings
+from .notices import game_subject, plain_mail, sender_name, thread_root
+
+
+def public_rows(rows: Iterable[Any]) -> list[Any]:
+    """The events anybody may read: not talk, not an event with readers of its own. (The private lines of a
+    command are told only to a reader whose seat they name: a watcher has none.)"""
+    return [row for row in rows if row.kind not in TALK_KINDS and not (row.data or {}).get("readers")]
+
+
+def watcher_mail(info: GameInfo, email: str, rows: Iterable[Any], after: int, msgid: Callable[[], str],
+                 now: datetime, domain: str) -> OutboxMail | None:
+    """The mail of the watcher ``email``: what happened after event ``after`` and the board; None when nothing
+    did."""
+    happened = happenings(public_rows(rows), info, None, after=after)
+    if not happened:
+        return None
+    names = [p.name for p in sorted(info.players, key=lambda p: p.seat)]
+    lines = [f"You watch game {info.id} ({info.title}): {plural(len(happened), 'thing')} happened since your last "
+             "mail. You see what everybody sees, never a hand.", ""]
+    for item in happened:
+        lines.append(f"- {item.headline}")
+        lines += [f"    {detail}" for detail in item.details]
+    status = "The game is over." if info.over else ""
+    lines += ["", *([status, ""] if status else []), "Board:", render.board(info.kind, info.state.view(None),
+                                                                          players=names).rstrip(),
+              "", f"To stop these mails, send a mail with the line 'unwatch {info.id}'."]
+    mail = plain_mail(email, game_subject(info), lines, msgid, now, game_id=info.id, tagged=False, verbatim=True,
+                      headers={"References": thread_root(info, domain)})
+    mail.headers = {**mail.headers, "From-Name": sender_name(info)}
+    return mail
+
+
+__all__ = ["public_rows", "watcher_mail"]
