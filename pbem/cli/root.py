@@ -15,6 +15,7 @@ from . import helptext  # noqa: F401 - what --help shows for an option's value
 from . import game as game_commands
 from . import mail as mail_commands
 from . import outbox as outbox_commands
+from . import signup as signup_commands  # noqa: F401 - commands of the game group (pbem game open, approve, ...)
 from . import sim as sim_commands
 from . import status as status_commands
 from . import worker as worker_commands

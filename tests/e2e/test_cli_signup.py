@@ -1,0 +1,63 @@
+"""The moderator's side of tables players start by mail (issue 36, point 4 and 6): `pbem game open`, `tables`,
+`approve`, `watchers` and `unwatch`, run as a moderator would, on both databases."""
+
+from __future__ import annotations
+
+import json
+
+from pbem.config import SignupConfig
+from pbem.services.table.service import GameService
+from pbem.services.table.signup import Signup
+from pbem.services.table.signup_words import code_in, read_signup_line
+from pbem.store.db import make_engine
+
+ANN, BOB, DEE = "ann@example.org", "bob@example.org", "dee@example.org"
+
+
+def by_mail(service: Signup, email: str, line: str) -> None:
+    """``line`` and its confirmation, as the signup service gets them from the mail side."""
+    from sqlmodel import Session, select
+
+    from pbem.store.models import OutboxMail
+
+    service.apply(email, [read_signup_line(line)])
+    with Session(service.games.engine) as s:
+        subject = s.exec(select(OutboxMail.subject).where(OutboxMail.recipient == email)
+                         .order_by(OutboxMail.id.desc())).first()
+    service.apply(email, [read_signup_line(f"confirm {code_in(subject)}")])
+
+
+def test_open_list_approve_and_watchers(database_url: str, pbem, one_line_error) -> None:
+    url = database_url
+    assert pbem(url, "game", "open", "fifth-avenue", "--players", "3", "--deadline", "2d").stdout.strip() == "1"
+    (table,) = json.loads(pbem(url, "game", "tables", "--json").stdout)
+    assert (table["table"], table["kind"], table["status"], table["seats"], table["seated"]) == (
+        1, "fifth-avenue", "open", 3, [])
+    assert table["words"] == "Fifth Avenue for 3 players, 2 days a decision"
+    one_line_error(pbem(url, "game", "open", "chess", check=False), "pbem hosts no game called 'chess'")
+    one_line_error(pbem(url, "game", "open", "manhattan", "--players", "7", check=False), "Manhattan is for 2, 3, 4")
+
+    engine = make_engine(url)
+    games = GameService(engine, mail_domain="example.org")
+    signup = Signup(games, SignupConfig(new="anyone", approve=True))
+    by_mail(signup, ANN, "new manhattan players 2")
+    waiting = json.loads(pbem(url, "game", "tables", "--status", "waiting", "--json").stdout)
+    assert [(t["table"], t["opener"], [s["name"] for s in t["seated"]]) for t in waiting] == [(2, ANN, ["Ann"])]
+    assert "table 2 is open: Manhattan for 2 players" in pbem(url, "game", "approve", "2").stdout
+    one_line_error(pbem(url, "game", "approve", "2", check=False), "table 2 is open, it waits for no approval")
+    one_line_error(pbem(url, "game", "approve", "99", check=False), "there is no table 99")
+    listed = pbem(url, "game", "tables").stdout
+    assert "Manhattan for 2 players" in listed and "ann@" not in listed  # addresses only with --wide
+    assert ANN in pbem(url, "game", "tables", "--wide").stdout
+
+    by_mail(signup, BOB, "join 2")  # full: it starts as game 1
+    assert json.loads(pbem(url, "game", "tables", "--json").stdout)[1]["game"] == 1
+    by_mail(signup, DEE, "watch 1")
+    watchers = json.loads(pbem(url, "game", "watchers", "1", "--json").stdout)
+    assert watchers["game"] == 1 and [w["email"] for w in watchers["watchers"]] == [DEE]
+    assert DEE in pbem(url, "game", "watchers", "1").stdout
+    assert pbem(url, "game", "unwatch", "1", DEE).stdout.strip() == f"{DEE} no longer watches game 1"
+    assert "Nobody watches game 1." in pbem(url, "game", "watchers", "1").stdout
+    one_line_error(pbem(url, "game", "unwatch", "1", DEE, check=False), f"{DEE} does not watch game 1")
+    one_line_error(pbem(url, "game", "watchers", "5", check=False), "there is no game 5")
+    engine.dispose()
