@@ -46,6 +46,7 @@ from ..limits import MAX_GAME_ID
 from ..render.html import render_board_html
 from ..services.table.archive_settings import ARCHIVE, checked_archive
 from ..services.mail_out.chronicle import as_then, describe, fallback_words, played_words
+from ..services.mail_out.delivery import has_auctions
 from ..services.common.deadlines import aware
 from ..services.common.errors import GameNotFound
 from ..services.common.game_info import GameInfo, PlayerInfo
@@ -701,7 +702,7 @@ def _settings(game: _Game) -> tuple[tuple[str, str], ...]:
         colors = seat_colors(len(names))
         settings.append(("colors", "; ".join(f"{name} {listing(colors[seat])}" for seat, name in enumerate(names))))
     settings.append(("variant", row.variant))
-    settings.append(("deadlines", Timing.from_dict(row.timing).describe()))
+    settings.append(("deadlines", Timing.from_dict(row.timing).describe(auctions=has_auctions(row.kind))))
     return tuple(settings)
 
 

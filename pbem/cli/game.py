@@ -17,6 +17,7 @@ from ..games import names
 from ..limits import MAX_SEED
 from ..services.common.errors import CommandRejected, ServiceError
 from ..services.common.game_info import GameInfo
+from ..services.mail_out.delivery import has_auctions
 from ..store.statuses import GameStatus
 from ..words import plural
 from .context import app_context, fail, out
@@ -439,9 +440,10 @@ def game_set(
         archive = set_archive(context.engine(), game, archive)
         typer.echo(f"Game {game}: archive = {archive}.")
     if pairs:
-        timing = context.service(sends_mail=True).set_timing(game, pairs, reason=reason)
+        games = context.service(sends_mail=True)
+        timing = games.set_timing(game, pairs, reason=reason)
         context.send_now(game)
-        typer.echo(f"Game {game}: {timing.describe()}.")
+        typer.echo(f"Game {game}: {timing.describe(auctions=has_auctions(games.get(game).kind))}.")
 
 
 @app.command("tell")

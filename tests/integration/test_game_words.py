@@ -1,18 +1,22 @@
 """Issue 35, point 9: words that fit the game. Every kind of mail of each game, made through the real services
 (start, moves, the moderator's changes, reminders, late notices, the daily mail, talk, absences, settings,
-receipts, help, the deadlines), is searched for the other game's words: Manhattan has no bids or auctions,
-Fifth Avenue no cities of Manhattan's board."""
+receipts, help, the deadlines), the archive's record of the game and what `pbem game set` answers are searched
+for the other game's words: Manhattan has no bids or auctions, Fifth Avenue no cities of Manhattan's board."""
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import date, timedelta
 from email.message import EmailMessage
 from email.utils import make_msgid
 
 import pytest
+from typer.testing import CliRunner
 from sqlmodel import Session, select
 
+from pbem.archive.history import record
+from pbem.cli import app
 from pbem.services.mail_in.mail_commands import MailCommands
 from pbem.services.mail_out import notices
 from pbem.services.mail_out.help_text import first_mail_help, mail_help
@@ -73,6 +77,8 @@ def every_text(games: GameService, kind: str) -> list[str]:
     assert len(rows) > 40
     kinds = {("receipt" if m.headers.get("X-Pbem-Receipt") else "html" if m.html_body else "text") for m in rows}
     assert kinds == {"receipt", "html", "text"}, kinds
+    archived = record(games.engine, game_id)
+    texts += [f"{name}: {value}" for name, value in archived.settings]
     return texts + [m.subject for m in rows] + [m.text_body for m in rows] + [m.html_body or "" for m in rows]
 
 
@@ -81,3 +87,18 @@ def test_no_text_of_a_game_has_the_other_games_words(db_engine, kind: str) -> No
     games = GameService(db_engine, mail_domain="example.org")
     found = {match.group(0) for text in every_text(games, kind) for match in FOREIGN[kind].finditer(text)}
     assert not found, found
+
+
+@pytest.mark.parametrize("kind", ["manhattan", "fifth-avenue"])
+def test_the_moderators_deadline_confirmation_fits_the_game(tmp_path, kind: str) -> None:
+    """`pbem game set ID deadline=...` answers with the deadlines in the game's own words."""
+    runner = CliRunner()
+    env = {"PBEM_CONFIG": os.devnull}
+    db = ["--db", f"sqlite:///{tmp_path / 'pbem.sqlite3'}"]
+    for args in (["db", "upgrade"], ["game", "new", kind, "-p", f"Ann={ANN}", "-p", f"Bob={BOB}", "-p", f"Cy={CY}"]):
+        assert runner.invoke(app, [*db, *args], env=env).exit_code == 0
+    said = runner.invoke(app, [*db, "game", "set", "1", "deadline=48h"], env=env)
+    assert said.exit_code == 0, said.output
+    assert "for a decision" in said.output, said.output
+    assert not FOREIGN[kind].search(said.output), said.output
+    assert ("for a bid" in said.output) == (kind == "fifth-avenue"), said.output
