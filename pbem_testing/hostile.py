@@ -13,6 +13,9 @@ from typing import Callable, Iterator
 
 CRLF_WORD = "=?utf-8?q?<a=0D=0AX-Injected:_1@evil>?="
 HUGE_LINES = 20_000
+# Signup mails (issue 36, docs/signup.md), good and bad: a stranger may send them all.
+SIGNUP_BODIES = ("games", "join 1", "join 1 as " + "N" * 300, "new fifth-avenue players 3", "new chess", "watch 1",
+                 "confirm aaa-bbb", "resign 1", "start with robots", "leave 1\nunwatch 1", "join 99999999999999")
 
 Header = tuple[str, str]
 
@@ -64,7 +67,8 @@ def _replace(headers: list[Header], name: str, value: str, *, twice: bool = Fals
 
 def _body_kinds(rng: random.Random, fresh: Callable[[], list[Header]]) -> Iterator[tuple[str, bytes]]:
     """Broken bodies; ``fresh()`` gives the headers of a new mail each time."""
-    for lines in ("board", "bid gray 4 black 5", "place 34W orange", "game 1", "x" * 80):
+    for lines in ("board", "bid gray 4 black 5", "place 34W orange", "game 1", "x" * 80, "join 1",
+                  "new fifth-avenue players 3 deadline 2d"):
         yield f"{HUGE_LINES} lines of '{lines}'", _message(fresh(), "\n".join([lines] * HUGE_LINES))
     yield "multipart without its boundary", _message(fresh(), "--b\r\n\r\nboard\r\n--b--\r\n",
                                                       "multipart/mixed")
@@ -110,7 +114,8 @@ def hostile_mails(seed: int, game_address: str, *, game_subject: str = "Re: [Fif
                 for twice in (False, True):
                     n += 1
                     headers = _replace(_base(rng, n, sender, game_address, game_subject), name, value, twice=twice)
-                    body = rng.choice(("board", "help", "bid gray 4", "Hello, I would like to play.", "game 1\nboard"))
+                    body = rng.choice(("board", "help", "bid gray 4", "Hello, I would like to play.", "game 1\nboard",
+                                       *SIGNUP_BODIES))
                     label = f"{name} {'twice' if twice else 'once'}: {value[:40]!r}"
                     yield label, _message(headers, body + "\r\n")
         def fresh() -> list[Header]:

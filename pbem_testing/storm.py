@@ -28,12 +28,13 @@ from sqlmodel import Session, select
 
 from pbem.services.table.service import GameService
 from pbem.store.db import make_engine
-from pbem.store.models import Event, InboundMail, OutboxMail, OutboxStatus
+from pbem.store.models import Event, InboundMail, OutboxMail, OutboxStatus, SignupRequest
 from .mailservers import Dovecot, SmtpToLmtp
 from .workers import mails_in_inbox, stop_workers, unsent_mails, worker_env
 
 GAME = "game@example.test"
 PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test"), ("Cy", "cy@example.test")]
+STRANGER = "dee@example.test"
 
 
 @dataclass
@@ -44,6 +45,8 @@ class StormReport:
     applied_twice: int = 0
     copies: int = 0  # mails the players sent twice
     questions: int = 0
+    signups: int = 0  # a stranger's signup mails beside the moves ('watch 1', 'games': issue 36)
+    signup_unmatched: int = 0  # signup requests stored without their mail's record, or records without them
     kills: int = 0
     cuts: int = 0  # times every database connection of the workers was terminated
     unbidden_exits: int = 0  # workers that ended without being killed
@@ -56,11 +59,12 @@ class StormReport:
 
     @property
     def ok(self) -> bool:
-        return (self.lost == self.applied_twice == self.set_aside == self.unbidden_exits == 0
+        return (self.lost == self.applied_twice == self.set_aside == self.unbidden_exits == self.signup_unmatched == 0
                 and self.doubles <= self.kills)
 
     def line(self) -> str:
-        return (f"{self.moves} moves ({self.copies} sent twice, {self.questions} questions beside them): "
+        return (f"{self.moves} moves ({self.copies} sent twice, {self.questions} questions and {self.signups} "
+                f"signup mails beside them, {self.signup_unmatched} of these unmatched): "
                 f"{self.applied} applied, {self.lost} lost, {self.applied_twice} applied twice; "
                 f"{self.kills} kills, {self.cuts} connection cuts, {self.unbidden_exits} unbidden exits; "
                 f"{self.set_aside} set aside; {self.sent} mails sent, {self.delivered} delivered, "
@@ -170,6 +174,10 @@ class Storm:
                 if self.rng.random() < 0.2:
                     batch.insert(0, self._mail(PLAYERS[self.rng.randrange(3)][1], "board", info.state.moves)[1])
                     self.report.questions += 1
+                if self.rng.random() < 0.2:  # a stranger asks to watch, or for the games (issue 36)
+                    body = self.rng.choice(("watch 1", "games"))
+                    batch.insert(self.rng.randrange(len(batch) + 1), self._mail(STRANGER, body, info.state.moves)[1])
+                    self.report.signups += 1
                 self._append(batch)
                 self.sent_moves.append(mid)
                 self.report.moves += 1
@@ -209,6 +217,13 @@ class Storm:
                 InboundMail.outcome == "error")).one()
             self.report.sent = s.exec(select(sa.func.count()).select_from(OutboxMail).where(
                 OutboxMail.status == OutboxStatus.SENT)).one()
+            # Each signup mail that asked for something is recorded with its request in one transaction: as many
+            # requests as records of changes, whatever was killed meanwhile.
+            requests = s.exec(select(sa.func.count()).select_from(SignupRequest).where(
+                SignupRequest.email == STRANGER)).one()
+            changed = s.exec(select(sa.func.count()).select_from(InboundMail).where(
+                InboundMail.sender == STRANGER, InboundMail.outcome == "signup")).one()
+            self.report.signup_unmatched = abs(requests - changed)
         for mid in self.sent_moves:
             times = sources[f"mail:{mid}"]
             self.report.applied += times > 0

@@ -1,6 +1,7 @@
 """The storm: moves keep coming by mail while two workers share the mailbox, workers are killed with SIGKILL
 at random moments and (on PostgreSQL) every database connection of the workers is cut. Nothing is lost,
-nothing applies twice, nothing is set aside, and at most one mail per kill is delivered twice (the window
+nothing applies twice, nothing is set aside, a stranger's signup mails beside the moves are each stored with
+their request or not at all, and at most one mail per kill is delivered twice (the window
 documented in ``pbem.adapters.outbox_sender``). ``bench/storm.py`` runs a longer one and prints the figures.
 """
 
@@ -24,5 +25,6 @@ def test_a_storm_loses_and_doubles_no_move(tmp_path, database_url, dovecot, smtp
     assert report.moves == MOVES and report.kills >= 3 and (report.cuts >= 2 or not postgres)
     assert report.lost == 0 and report.applied_twice == 0 and report.applied == MOVES, report.line()
     assert report.set_aside == 0 and report.unbidden_exits == 0, (report.line(), logs)
+    assert report.signups >= 3 and report.signup_unmatched == 0, report.line()  # issue 36: signup mails too
     assert report.doubles <= report.kills, report.line()  # at most one per kill
     assert report.delivered == report.sent + report.doubles, report.line()  # every mail sent went out
