@@ -8,11 +8,15 @@ decision kind; the HTML part puts the same block in the same place, before what 
 from __future__ import annotations
 
 import pytest
-from test_game_mails import NAMES, Table, random_commands, same_content, sqlite_engine  # noqa: F401
+from datetime import timedelta
+from email.utils import make_msgid
+
+from test_game_mails import NAMES, NOON, Table, random_commands, same_content, sqlite_engine  # noqa: F401
 
 from pbem.games.fifth_avenue import bid_reach
 from pbem.games.manhattan.actions import Pass
 from pbem.games.rng import Rng
+from pbem.services.mail_out import notices
 from pbem.services.offline.simulate import choose
 from pbem.store.models import OutboxMail
 
@@ -124,3 +128,25 @@ def test_every_manhattan_decision_and_the_end_on_the_first_screen(sqlite_engine,
     kinds, ends = play(table, lambda state: str(choose(state.legal_actions(), rng, "uniform")))
     assert {"choose", "build"} <= kinds, kinds
     assert ends == players
+
+
+def test_a_manhattan_player_who_can_only_pass_a_card_sees_it_on_the_first_screen(sqlite_engine) -> None:
+    """The rarest decision (M5: no card of the player's can build, so they pass one): random play never
+    reaches it, so the position is made by hand: every site of every city a tall red tower."""
+    table = Table(sqlite_engine, 2, seed=11, kind="manhattan")
+    rng = Rng(11)
+    while True:
+        state = table.service.get(table.game).state
+        if state.phase == "build":
+            break
+        table.submit(state.current_player(), str(choose(state.legal_actions(), rng, "uniform")))
+    info = table.service.get(table.game)
+    for sites in info.state.cities.values():
+        sites[:] = [[("red", 4), ("red", 4)] for _ in sites]
+    assert manhattan_kind(info.state) == "pass a card"
+    seat = info.state.current_player()
+    info.due_at = NOON + timedelta(days=2)  # as the service sets it from the open clock
+    (mail,) = notices.board_again(info, make_msgid, NOON, seats=[seat])
+    check_request(mail, info.state, [name for name, _ in table.players])
+    assert "pass" in first_screen(mail).lower(), first_screen(mail)
+    check_html_order(mail, False)
