@@ -67,3 +67,16 @@ def test_the_code_is_found_in_the_subject_of_an_answer() -> None:
 def test_a_name_never_shows_an_address() -> None:
     assert [name_of(a) for a in ("ann.lee@example.org", "42@example.org", "zoë_x@example.org")] == ["Ann", "Player",
                                                                                                   "Zoë"]
+
+
+def test_every_signup_example_of_the_help_reads_as_its_command() -> None:
+    """The help mail (services.mail_out.help_text) shows each signup command with an example: each is read as that
+    command, and every command has one."""
+    from pbem.services.mail_out.help_text import SIGNUP_HELP, signup_lines
+    from pbem.services.table.signup_words import WORDS
+
+    examples = [shape for shape, _ in SIGNUP_HELP if shape != "confirm CODE"]
+    read = [read_signup_line(example) for example in examples]
+    assert [line.action for line in read] == ["games", "new", "join", "leave", "start", "watch", "resign"]
+    assert set(WORDS) - {line.action for line in read} == {"unwatch", "confirm"}  # told in watch's and its own line
+    assert all(len(line) <= 72 for line in signup_lines())

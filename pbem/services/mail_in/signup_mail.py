@@ -17,6 +17,7 @@ from ...games import get_game, names as game_names
 from ...mail.commands import read_line
 from ...store.models import InboundMail
 from ..common.ledger import MailLedger
+from ..mail_out.help_text import signup_lines
 from ..table.signup import Signup, SignupRefused, SignupResult
 from ..table.signup_words import SignupLine, SignupLineError, code_in, read_signup_line
 from .reply import MAX_LISTED, and_more
@@ -159,8 +160,10 @@ class SignupMail:
         if ignored:
             body += ["", "Ignored (not commands):"] + [wrap(r.line, "  ") for r in ignored[:MAX_LISTED]] + \
                 and_more(len(ignored))
-        if not answers or report.outcome == SIGNUP_REFUSED:
-            body += ["", wrap("Send 'games' for the open tables and the running games.")]
+        if any(r.status == "answered" for r in report.lines):  # 'games': and what one may do with them
+            body += ["", *signup_lines()]
+        elif not answers or report.outcome == SIGNUP_REFUSED:
+            body += ["", wrap("Send 'games' for the open tables, the running games and what you may send.")]
         base = report.subject if report.subject.lower().startswith("re:") else f"Re: {report.subject}".strip()
         report.reply_subject = base if base != "Re:" else "Re: your mail"
         report.reply_body = "\n".join(body).strip() + "\n"

@@ -53,6 +53,24 @@ OTHER_HELP = (
 
 OTHER_WORDS = "Also ('help' explains them): say, moderator, mail, pictures, away."
 
+# Tables players start by mail and games one watches (docs/signup.md): in a mail of their own, from any address.
+SIGNUP_HELP = (
+    ("games", "The open tables and the running games, by number."),
+    ("new fifth-avenue players 3 side back deadline 2d",
+     "Opens a table with you in its first seat (or 'new manhattan ...'; every word after the game may be left "
+     "out), if the moderator lets players open tables."),
+    ("join 3 as Ann", "Takes a free seat at table 3 ('as NAME' may be left out)."),
+    ("leave 3", "Gives your seat at table 3 back before it starts."),
+    ("start 3 with robots",
+     "The opener starts table 3 now, robots in its free seats ('with robots' may be left out). A table starts "
+     "by itself when its seats are full; every player then gets the game's first mail."),
+    ("watch 12", "You get what everybody sees of game 12, never a hand, once a day ('unwatch 12' stops it)."),
+    ("resign 12", "You leave game 12 for good: a robot plays your seat from then on, and everybody is told."),
+    ("confirm CODE",
+     "new, join and watch are done once you answer the mail we send to your address with a code (or send this "
+     "line): nobody can sign you up by forging your address. A code expires after 2 days."),
+)
+
 
 def _wrap(text: str, indent: str = "", more: str | None = None) -> list[str]:
     """``text`` in lines of at most WIDTH characters, the first indented by ``indent``, the rest by ``more``
@@ -137,6 +155,15 @@ def other_lines(info: GameInfo) -> list[str]:
     return lines
 
 
+def signup_lines() -> list[str]:
+    """The signup commands (docs/signup.md): for the help and for the answer to 'games'."""
+    lines = _wrap("Tables and watching, in a mail of their own (not with a game's commands):")
+    for shape, what in SIGNUP_HELP:
+        lines += _wrap(shape, "  ")
+        lines += _wrap(what, "    ", "    ")
+    return lines
+
+
 def deadline_lines(info: GameInfo) -> list[str]:
     return _wrap(f"Deadlines: {info.timing.describe(auctions=has_auctions(info.kind))}.")
 
@@ -155,7 +182,7 @@ def mail_help(info: GameInfo, seat: int | None, *, moderator: str) -> list[str]:
     lines = _wrap(title + (f": you are {player.name}, seat {player.seat + 1}." if player else "."))
     if player is not None and getattr(player, "delivery", ""):
         lines += _wrap(f"Your mail setting: mail {player.delivery}.")
-    sections = [now_lines(info, seat), command_lines(info), info_lines(), other_lines(info),
+    sections = [now_lines(info, seat), command_lines(info), info_lines(), other_lines(info), signup_lines(),
                 deadline_lines(info), moderator_lines(moderator)]
     for section in sections:
         lines += ["", *section]
@@ -178,4 +205,4 @@ def first_mail_help(info: GameInfo) -> list[str]:
     return lines
 
 
-__all__ = ["OTHER_WORDS", "WIDTH", "first_mail_help", "mail_help"]
+__all__ = ["OTHER_WORDS", "SIGNUP_HELP", "WIDTH", "first_mail_help", "mail_help", "signup_lines"]
