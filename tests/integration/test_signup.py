@@ -10,6 +10,7 @@ import pytest
 from sqlmodel import Session, select
 
 from pbem.config import SignupConfig
+from pbem.services.common.holders import seat_holders
 from pbem.services.table.service import GameService
 from pbem.services.table.signup import Signup, SignupRefused, code_hash
 from pbem.services.table.signup_words import code_in, read_signup_line
@@ -217,6 +218,26 @@ def test_watchers_and_resigning_to_a_robot(games) -> None:
         event = s.exec(select(Event).where(Event.kind == "replace_player")).one()
         assert event.actor == BOB and "Bob resigned" in event.data["words"]
         assert s.exec(select(Seat).where(Seat.email == BOB)).first() is None
+        rows = s.exec(select(Event).where(Event.game_id == game_id).order_by(Event.seq)).all()
+        seats = s.exec(select(Seat).where(Seat.game_id == game_id)).all()
+        holders = seat_holders(rows, seats)[1]  # the archive credits each part of the seat to who held it
+    assert [(h.name, h.email, bool(h.robot), h.last) for h in holders] == [
+        ("Bob", BOB, False, event.seq - 1), ("Bob (robot)", holders[1].email, True, None)]
+    told = [m for m in outbox(games) if "Bob resigned" in m.text_body]
+    assert {m.recipient for m in told} >= {ANN, CY}  # everyone is told
+
+
+def test_two_joins_for_the_last_seat_the_second_finds_the_game_started(games) -> None:
+    service = signup(games)
+    confirmed(service, games, ANN, "new manhattan players 2")
+    run(service, BOB, "join 1")
+    run(service, CY, "join 1")  # both wait for their codes: one seat is left
+    (game_id,) = run(service, BOB, f"confirm {last_code(games, BOB)}").games
+    with pytest.raises(SignupRefused) as refused:
+        run(service, CY, f"confirm {last_code(games, CY)}")
+    assert refused.value.why == f"table 1 started already, as game {game_id}"
+    assert refused.value.instead.startswith(f"watch it with 'watch {game_id}'")
+    assert [p.email for p in games.get(game_id).players] == [ANN, BOB]
 
 
 def test_a_watcher_gets_the_public_side_once_a_day_and_never_a_hand(games, clock) -> None:

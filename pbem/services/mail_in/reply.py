@@ -97,7 +97,8 @@ class Replies:
     def your_games(self, report: MailReport) -> list[str]:
         games = self.games.games_of(report.sender or "")
         if not games:
-            return ["", wrap("You play in no game here. Ask the moderator to add you to one.")]
+            return ["", wrap("You play in no game here. Send a mail with the line 'games' for the tables you may "
+                             "join, or ask the moderator to add you to one.")]
         lines = ["", "Your games:"] + [f"  #{gid} {title} ({status})" for gid, title, status in games]
         example = games[0][0]
         lines += ["", wrap(f"Name the game on a line of its own, for example 'game {example}', or reply to a mail "
