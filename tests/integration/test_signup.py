@@ -52,7 +52,7 @@ def outbox(games: GameService) -> list[OutboxMail]:
 
 
 def last_code(games: GameService, email: str) -> str:
-    mail = [m for m in outbox(games) if m.recipient == email and "(code " in m.subject][-1]
+    mail = [m for m in outbox(games) if m.recipient == email and "confirm code " in m.subject][-1]
     return code_in(mail.subject)
 
 
@@ -71,7 +71,7 @@ def test_three_strangers_open_join_and_fill_a_table_which_starts_as_a_game_with_
     first = run(service, ANN, "new fifth-avenue players 3 deadline 2d")
     assert first.changed and rows(games, SignupTable) == []  # nothing opened before the code comes back
     mail = outbox(games)[-1]
-    assert mail.recipient == ANN and "confirm: new fifth-avenue players 3 deadline 2d (code " in mail.subject
+    assert mail.recipient == ANN and mail.subject.endswith(": new fifth-avenue players 3 deadline 2d")
     code = code_in(mail.subject)
     assert code and code not in str([r.code_hash for r in rows(games, SignupRequest)])  # kept hashed only
     assert rows(games, SignupRequest)[0].code_hash == code_hash(code)
@@ -96,6 +96,9 @@ def test_three_strangers_open_join_and_fill_a_table_which_starts_as_a_game_with_
     assert [(p.name, p.email) for p in info.players] == [("Ann", ANN), ("Bobby", BOB), ("Cy", CY)]
     assert all(p.secret for p in info.players)
     assert rows(games, SignupTable)[0].status == "started" and rows(games, SignupSeat) == []
+    started = [m for m in outbox(games) if m.recipient == "mod@example.org" and "started as game" in m.subject]
+    assert len(started) == 1 and "Ann <ann@example.org>, Bobby <bob@example.org> and Cy <cy@example.org>" in \
+        " ".join(started[0].text_body.split())
     for player in info.players:  # each first mail carries its own word and nobody else's
         first_mail = [m for m in outbox(games) if m.recipient == player.email and m.game_id == game_id][0]
         assert player.secret in first_mail.text_body

@@ -60,7 +60,8 @@ def test_a_line_that_cannot_be_read_says_why_and_what_instead(line: str, why: st
 
 
 def test_the_code_is_found_in_the_subject_of_an_answer() -> None:
-    assert code_in("Re: [pbem] confirm: join 3 (code buddy-output)") == "buddy-output"
+    assert code_in("Re: [pbem] confirm code buddy-output: join 3") == "buddy-output"
+    assert code_in("Re: [pbem] confirm code buddy-output: join 3 as Ann Lee-Smith") == "buddy-output"
     assert code_in("Re: [Fifth Avenue #3] Ann, Bob") == ""
 
 

@@ -236,6 +236,11 @@ class Signup:
                                          timing=Timing.from_dict(table.timing), uow=uow)
         table.status, table.game_id, table.started_at = STARTED, game_id, self.games.clock()
         s.add(table)
+        if self.moderator:  # the moderator hears of every game players start
+            s.add(notices.to_moderator(self.moderator, f"table {table.id} started as game {game_id}", [
+                f"Table {table.id} ({table_words(table)}, opened by {table.opener}) started as game {game_id}: "
+                f"{listing([f'{name} <{email}>' for name, email in players])}."], self.games.new_message_id,
+                self.games.clock(), game_id=game_id))
         s.exec(delete(SignupSeat).where(SignupSeat.table_id == table.id))  # type: ignore[call-overload]
         return game_id
 
@@ -462,7 +467,7 @@ class Signup:
         expires = now + timedelta(days=CODE_DAYS)
         s.add(SignupRequest(email=email, action=action, data=data, code_hash=code_hash(code), created_at=now,
                             expires_at=expires))
-        self._mails(s, result, [notices.plain_mail(email, f"confirm: {line.line} (code {code})", [
+        self._mails(s, result, [notices.plain_mail(email, f"confirm code {code}: {line.line[:80]}", [
             f"Somebody, we hope you, sent us '{line.line}' from this address. To do it, answer this mail as it is "
             f"(its subject carries the code), or send a mail with the line 'confirm {code}'.",
             f"If it was not you, do nothing: the request expires on {expires:%a %d %b %H:%M} UTC, and nothing "

@@ -1,6 +1,7 @@
 """Issue 36 through the real worker on Dovecot, both databases: three strangers open, confirm, join and start a
 game by mail and play it to its first auction; an observer watches it and never sees a hand; a player resigns
-and a robot takes over; a server on the default settings refuses a table opened by mail. One game a database,
+and a robot takes over; a server on the default settings refuses a table opened by mail, and stricter settings
+refuse what they should. One game a database,
 no sleeps: the worker's passes are run one by one, its clock moved by hand."""
 
 from __future__ import annotations
@@ -50,15 +51,17 @@ def test_strangers_start_a_game_by_mail_watch_it_and_resign(dovecot, smtp_server
     clock = Clock()
     worker = MailWorker(engine, mail_config, clock=clock, signup=SignupConfig(new="anyone"))
     games = GameService(engine, mail_domain="example.test", clock=clock)
+    strict: MailWorker | None = None  # the worker of the last part, on stricter settings
 
     def mail_in(message: EmailMessage, outcome: str) -> None:
         send(smtp_server, message)
-        report = worker.run_once()
+        report = (strict or worker).run_once()
         assert [found for _, _, found in report.processed] == [outcome], report.processed
 
     def confirm(address: str) -> None:
         """Answer our mail with the code as it is, as a mail client's Reply does."""
-        code_mail = next(m for m in reversed(inbox(dovecot, user(address))) if "(code " in str(m["Subject"]))
+        code_mail = next(m for m in reversed(inbox(dovecot, user(address)))
+                         if "confirm code " in str(m["Subject"]))
         mail_in(reply_like_a_client(code_mail, address, ""), "signup")
 
     # A server on the default settings: only the moderator opens tables; the stranger is told so, nothing made.
@@ -123,4 +126,17 @@ def test_strangers_start_a_game_by_mail_watch_it_and_resign(dovecot, smtp_server
     assert cy.robot and cy.name == "Cy (robot)"
     for address in (ANN, BOB):
         assert any("Cy resigned" in " ".join(text_of(m).split()) for m in inbox(dovecot, user(address)))
+
+    # Each setting refuses what it should: [signup] new = players keeps the stranger Dee from opening a table
+    # and lets Bob, who plays, open one; approve = yes keeps it closed to Dee until the moderator approves it;
+    # open_per_address = 1 refuses Bob a second one.
+    strict = MailWorker(engine, mail_config, clock=clock,
+                        signup=SignupConfig(new="players", approve=True, open_per_address=1))
+    mail_in(new_mail(DEE, "new manhattan"), "signup-refused")
+    mail_in(new_mail(BOB, "new manhattan players 2"), "signup")
+    confirm(BOB)
+    assert "waits for the moderator's approval" in " ".join(text_of(inbox(dovecot, "bob")[-1]).split())
+    mail_in(new_mail(DEE, "join 2"), "signup-refused")
+    mail_in(new_mail(BOB, "new fifth-avenue"), "signup-refused")
+    assert "you have 1 open table already" in " ".join(text_of(inbox(dovecot, "bob")[-1]).split())
     engine.dispose()
