@@ -171,6 +171,9 @@ def test_a_mail_without_commands_gets_help(processor: MailCommands) -> None:
     report = processor.handle(mail("Thanks for the game, see you tomorrow!"))
     assert report.outcome == "no-commands"
     assert "How to play Fifth Avenue #1 by mail" in report.reply_body and "Ignored:" in report.reply_body
+    # the first line says what became of the mail, before what was ignored and the help
+    assert report.reply_body.startswith("Your mail changed nothing: pbem found no command in it for game 1."), \
+        report.reply_body[:200]
     assert "start a line with 'say'" in " ".join(report.reply_body.split())  # the chatter may have been meant as talk
 
 

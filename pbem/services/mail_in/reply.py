@@ -132,6 +132,10 @@ class Replies:
                            "if the good ones before it had been applied."), ""]
         elif report.outcome == "inactive":
             lines += [wrap(f"Game {info.id} is {info.status}: no commands are accepted now."), ""]
+        elif report.outcome == "no-commands":
+            # The first line says what became of the mail; what was ignored and the help follow.
+            lines += [wrap(f"Your mail changed nothing: pbem found no command in it for game {info.id}. "
+                           "Answer with a command on a line of its own, above the quoted mail."), ""]
         done = [r for r in report.lines if r.status == "done"]
         not_done = [r for r in report.lines if r.status == "not done"]
         if done:
