@@ -13,6 +13,7 @@ from email.utils import make_msgid
 
 from test_game_mails import NAMES, NOON, Table, random_commands, same_content, sqlite_engine  # noqa: F401
 
+from pbem.games import fifth_avenue
 from pbem.games.fifth_avenue import bid_reach
 from pbem.games.manhattan.actions import Pass
 from pbem.games.rng import Rng
@@ -150,3 +151,24 @@ def test_a_manhattan_player_who_can_only_pass_a_card_sees_it_on_the_first_screen
     check_request(mail, info.state, [name for name, _ in table.players])
     assert "pass" in first_screen(mail).lower(), first_screen(mail)
     check_html_order(mail, False)
+
+
+def test_the_example_after_an_auction_builds_the_most_it_may() -> None:
+    """The example under a decision is a command that does something: after a won auction the most the
+    winner may build, never 'build 0' (a player who copies it builds nothing), and never 'pass'."""
+    for players, seed in ((3, 0), (2, 5)):
+        state = fifth_avenue.new_game(players, seed=seed)
+        rng = Rng(seed)
+        seen = 0
+        while not state.is_terminal():
+            legal = state.legal_commands()
+            builds = [c for c in legal if c.split()[0] == "build"]
+            if builds:
+                most = max(int(c.split()[1]) for c in builds)
+                if most:
+                    assert notices._example(legal) == f"build {most}", legal
+                    seen += 1
+            elif len(legal) > 1:
+                assert notices._example(legal).split()[0] != "pass", legal
+            state.apply_action(state.current_player(), choose(state.legal_actions(), rng, "by-kind"))
+        assert seen, "no auction won with room to build"

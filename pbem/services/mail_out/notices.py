@@ -152,8 +152,15 @@ def _due_line(due: datetime, now: datetime) -> str:
 
 
 def _example(legal: list[str]) -> str:
-    """One command to show as an example: the first that does something (not 'pass'), else the first."""
-    return next((c for c in legal if c.split()[0] != "pass"), legal[0] if legal else "")
+    """One command to show as an example: the first that does something (not 'pass', not a count of none such
+    as 'build 0'), else the first. Of a command that takes a count, the largest: a player who just won an
+    auction copied 'build 0' and built nothing (found playing by mail, issue 35)."""
+    doing = [c for c in legal if c.split()[0] != "pass" and c.split()[-1] != "0"]
+    if not doing:
+        return legal[0] if legal else ""
+    word = doing[0].split()[0]
+    counts = [c for c in doing if c.split()[0] == word and len(c.split()) == 2 and c.split()[1].isdigit()]
+    return max(counts, key=lambda c: int(c.split()[1])) if counts else doing[0]
 
 
 def _unbroken(text: str, tail: str) -> str:
