@@ -14,7 +14,7 @@ from pbem.services.common.holders import seat_holders
 from pbem.services.table.service import GameService
 from pbem.services.table.signup import Signup, SignupRefused, code_hash
 from pbem.services.table.signup_words import code_in, read_signup_line
-from pbem.store.models import Event, OutboxMail, Seat, SignupRequest, SignupSeat, SignupTable, Watcher
+from pbem.store.models import Event, OutboxMail, Seat, SignupRequest, SignupSeat, SignupTable
 
 ANN, BOB, CY, DEE = "ann@example.org", "bob@example.org", "cy@example.org", "dee@example.org"
 OPEN = SignupConfig(new="anyone")

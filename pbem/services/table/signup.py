@@ -12,9 +12,7 @@ history credits each part to who played it (services.common.holders). Pure of ma
 
 from __future__ import annotations
 
-import hashlib
 import hmac
-import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -26,7 +24,6 @@ from ...config import SignupConfig
 from ...games import get_game
 from ...store.models import Game, GameStatus, OutboxMail, Seat, SignupRequest, SignupSeat, SignupTable, Watcher
 from ...store.uow import UnitOfWork
-from ...timespans import format_duration
 from ...words import listing, plural
 from ..common.deadlines import aware
 from ..common.errors import ServiceError
@@ -34,7 +31,7 @@ from ..common.input_checks import checked_address
 from ..common.timing import Timing
 from ..mail_out import notices
 from .games import GameChanges, new_secret_word
-from .signup_words import SignupLine
+from .signup_words import SignupLine, TableInfo, code_hash, name_of, table_words
 
 CODE_DAYS = 2  # an unconfirmed request expires after this
 MAX_WAITING = 3  # requests of one address waiting for their code: a forger makes pbem mail a victim no more codes
@@ -51,19 +48,6 @@ class SignupRefused(ServiceError):
         self.line, self.why, self.instead = line, why, instead
 
 
-@dataclass(frozen=True)
-class TableInfo:
-    id: int
-    kind: str
-    words: str  # 'Fifth Avenue for 3 players, 3 days a decision'
-    seats: int
-    opener: str
-    status: str
-    game_id: int | None
-    created_at: datetime
-    seated: list[tuple[str, str]]  # (name, address)
-
-
 @dataclass
 class SignupResult:
     """What a mail's signup lines did: (line, what was done) each, the text of any answer (``games``), the
@@ -74,27 +58,6 @@ class SignupResult:
     changed: bool = False
     games: list[int] = field(default_factory=list)  # games started
     mails: int = 0
-
-
-def code_hash(code: str) -> str:
-    return hashlib.sha256(code.strip().lower().encode()).hexdigest()
-
-
-def name_of(email: str) -> str:
-    """The name a player who gave none is shown by: the first letters of their address ('ann.lee@...' ->
-    'Ann'), never the address."""
-    letters = re.match(r"[^\W\d_]+", email.split("@")[0])
-    return letters.group(0)[:20].capitalize() if letters else "Player"
-
-
-def table_words(table: SignupTable) -> str:
-    """'Fifth Avenue for 3 players, back side, 2 days a decision'."""
-    engine = get_game(table.kind)
-    words = [f"{engine.TITLE} for {table.seats} players"]
-    if table.options.get("back_side"):
-        words.append("back side")
-    words.append(f"{format_duration(Timing.from_dict(table.timing).deadline)} a decision")
-    return ", ".join(words)
 
 
 class Signup:
@@ -509,4 +472,4 @@ class Signup:
 
 
 __all__ = ["CODE_DAYS", "MAX_WAITING", "Signup", "SignupRefused", "SignupResult", "TableInfo", "code_hash", "name_of",
-           "table_words"]
+           "table_words"]  # (the last four from signup_words, where the mail side and the CLI find them too)

@@ -1,15 +1,21 @@
 """The lines of a signup mail (docs/signup.md): ``games``, ``new KIND [players N] [side back] [deadline 2d]``,
 ``join N [as NAME]``, ``leave N``, ``start [N] [with robots]``, ``watch N``, ``unwatch N``, ``resign N`` and
 ``confirm CODE``, read into ``SignupLine``; ``SignupLineError`` says what is wrong with a line that starts with
-one of these words and what to send instead. Pure: nothing here looks at a game or the database."""
+one of these words and what to send instead; and the few words about a table every side says alike (its
+description, a player's name when they gave none, a code's hash, a table as listed). Pure: nothing here looks
+at a game or the database."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
 from ...games import get_game, names as game_names
-from ...timespans import TimingError, parse_duration
+from ...timespans import TimingError, format_duration, parse_duration
+from ..common.timing import Timing
 
 WORDS = ("games", "new", "join", "leave", "start", "watch", "unwatch", "resign", "confirm")
 CODE = re.compile(r"\b([a-z]{3,9}-[a-z]{3,9})\b")  # a code as services.table.signup makes it: two words
@@ -168,4 +174,39 @@ def code_in(text: str) -> str:
     return found.group(1) if found else ""
 
 
-__all__ = ["CODE", "WORDS", "SignupLine", "SignupLineError", "code_in", "kind_of", "read_signup_line"]
+@dataclass(frozen=True)
+class TableInfo:
+    id: int
+    kind: str
+    words: str  # 'Fifth Avenue for 3 players, 3 days a decision'
+    seats: int
+    opener: str
+    status: str
+    game_id: int | None
+    created_at: datetime
+    seated: list[tuple[str, str]]  # (name, address)
+
+
+def code_hash(code: str) -> str:
+    return hashlib.sha256(code.strip().lower().encode()).hexdigest()
+
+
+def name_of(email: str) -> str:
+    """The name a player who gave none is shown by: the first letters of their address ('ann.lee@...' ->
+    'Ann'), never the address."""
+    letters = re.match(r"[^\W\d_]+", email.split("@")[0])
+    return letters.group(0)[:20].capitalize() if letters else "Player"
+
+
+def table_words(table: Any) -> str:
+    """'Fifth Avenue for 3 players, back side, 2 days a decision' of a table (``SignupTable``)."""
+    engine = get_game(table.kind)
+    words = [f"{engine.TITLE} for {table.seats} players"]
+    if table.options.get("back_side"):
+        words.append("back side")
+    words.append(f"{format_duration(Timing.from_dict(table.timing).deadline)} a decision")
+    return ", ".join(words)
+
+
+__all__ = ["CODE", "WORDS", "SignupLine", "SignupLineError", "TableInfo", "code_hash", "code_in", "kind_of", "name_of",
+           "read_signup_line", "table_words"]
