@@ -85,7 +85,9 @@ def test_three_strangers_open_join_and_fill_a_table_which_starts_as_a_game_with_
     with pytest.raises(SignupRefused, match="used already"):
         run(service, ANN, f"confirm {code}")
 
-    listing = "\n".join(run(service, DEE, "games").answers)
+    answer = run(service, DEE, "games").answers
+    assert all(len(line) <= 72 for line in answer)
+    listing = " ".join(" ".join(answer).split())
     assert "table 1: Fifth Avenue for 3 players, 2 days a decision; seated: Ann; 2 seats free" in listing
     assert "@" not in listing
 

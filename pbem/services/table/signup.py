@@ -13,6 +13,7 @@ history credits each part to who played it (services.common.holders). Pure of ma
 from __future__ import annotations
 
 import hmac
+import textwrap
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -38,6 +39,12 @@ MAX_WAITING = 3  # requests of one address waiting for their code: a forger make
 MAX_LISTED = 30  # tables and games the answer to 'games' lists, each
 OPEN, WAITING, STARTED, CLOSED = "open", "waiting", "started", "closed"  # a table's statuses
 DAY = timedelta(days=1)
+
+
+def _item(text: str) -> list[str]:
+    """An item of the answer to 'games', at 72 columns, never broken inside a word."""
+    return textwrap.wrap(text, 72, initial_indent="  ", subsequent_indent="    ", break_on_hyphens=False,
+                         break_long_words=False)
 
 
 class SignupRefused(ServiceError):
@@ -336,8 +343,8 @@ class Signup:
         for table in tables:
             seats = self._seats(s, table.id or 0)
             taken = listing([seat.name for seat in seats]) if seats else "nobody yet"
-            lines.append(f"  table {table.id}: {table_words(table)}; seated: {taken}; "
-                         f"{plural(table.seats - len(seats), 'seat')} free")
+            lines += _item(f"table {table.id}: {table_words(table)}; seated: {taken}; "
+                           f"{plural(table.seats - len(seats), 'seat')} free")
         if not tables:
             lines.append("  none now" + ("; open one with 'new fifth-avenue' or 'new manhattan'"
                                          if self.config.new != "moderator" else ""))
@@ -346,7 +353,7 @@ class Signup:
         lines += ["", "Running games (follow one with 'watch N'):"]
         for game in games:
             names = [seat.name for seat in s.exec(select(Seat).where(Seat.game_id == game.id).order_by(Seat.seat))]
-            lines.append(f"  game {game.id}: {get_game(game.kind).TITLE}, {listing(names)}")
+            lines += _item(f"game {game.id}: {get_game(game.kind).TITLE}, {listing(names)}")
         if not games:
             lines.append("  none now")
         return lines
