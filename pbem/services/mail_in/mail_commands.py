@@ -128,8 +128,7 @@ class MailCommands:
     def _signup(self, report: MailReport, raw_lines: list[str], dry_run: bool) -> bool:
         """Whether the mail is a signup mail (services.mail_in.signup_mail), which is then handled."""
         lines, secrets = split_secret_lines(raw_lines)
-        stranger = not self.games.games_of(report.sender or "")
-        found = self.signup.read(lines, report.subject, stranger)
+        found = self.signup.read(lines, report.subject, lambda: not self.games.games_of(report.sender or ""))
         if found is None:
             return False
         self.signup.handle(report, *found, secrets, dry_run=dry_run, inbound=self._inbound,

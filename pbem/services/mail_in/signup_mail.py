@@ -12,6 +12,7 @@ mail that changed something is recorded with its reply and its changes in one tr
 from __future__ import annotations
 
 import textwrap
+from typing import Callable
 
 from ...games import get_game, names as game_names
 from ...mail.commands import read_line
@@ -45,10 +46,11 @@ class SignupMail:
         self.signup = signup
         self.ledger = ledger
 
-    def read(self, lines: list[str], subject: str, stranger: bool) -> tuple[list[SignupLine | SignupLineError],
-                                                                            list[str]] | None:
+    def read(self, lines: list[str], subject: str, stranger: Callable[[], bool]) -> tuple[
+            list[SignupLine | SignupLineError], list[str]] | None:
         """The mail's signup lines (each read, or why it cannot be) and its other lines, when it is a signup
-        mail; None when it is not."""
+        mail; None when it is not. ``stranger()``: whether the sender plays in no game (asked only when the
+        mail's only signup-like lines cannot be read)."""
         found: list[SignupLine | SignupLineError] = []
         rest: list[str] = []
         for line in lines:
@@ -66,7 +68,7 @@ class SignupMail:
         if code and not any(x.action == "confirm" for x in valid):
             valid.append(SignupLine(f"(the code in the subject) confirm {code}", "confirm", code=code))
             found.append(valid[-1])
-        if not valid and not (found and stranger):
+        if not valid and not (found and stranger()):
             return None
         if any(is_move(line) for line in rest):
             return None  # a game's mail: its signup-like lines are its prose
