@@ -230,6 +230,9 @@ def test_watchers_and_resigning_to_a_robot(games) -> None:
         ("Bob", BOB, False, event.seq - 1), ("Bob (robot)", holders[1].email, True, None)]
     told = [m for m in outbox(games) if "Bob resigned" in m.text_body]
     assert {m.recipient for m in told} >= {ANN, CY}  # everyone is told
+    # Later the moderator gives the robot's seat to somebody (pbem game replace-player 1 ROBOT-ADDRESS ...).
+    games.replace_player(game_id, bob.email, DEE, name="Dee", reason="Dee takes Bob's seat")
+    assert (games.get(game_id).players[1].name, games.get(game_id).players[1].robot) == ("Dee", "")
 
 
 def test_two_joins_for_the_last_seat_the_second_finds_the_game_started(games) -> None:
