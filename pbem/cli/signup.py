@@ -1,4 +1,4 @@
-"""`pbem game open`, `tables`, `approve`, `watchers`, `unwatch`: the moderator's side of tables players start by
+"""`pbem game open`, `tables`, `start`, `approve`, `watchers`, `unwatch`: the moderator's side of tables players start by
 mail (docs/signup.md). Commands of the `pbem game` group, apart from ``game`` (over 500 lines already); each
 wraps one call of the signup service (services.table.signup)."""
 
@@ -77,6 +77,23 @@ def game_tables(
              ", ".join(f"{n} <{e}>" if wide else n for n, e in t.seated) or "-", t.opener,
              f"game {t.game_id}" if t.game_id else "-") for t in tables]
     out.print(people_table(None, columns, rows, wide=wide) if rows else "No tables.")
+
+
+@app.command("start")
+@service_errors
+def game_start(
+    ctx: typer.Context,
+    table: int = typer.Argument(..., help="The table's number."),
+    robots: bool = typer.Option(False, "--with-robots", help="Robots (the quick one) in its free seats."),
+) -> None:
+    """Start a table now as a game with the players it has (at least the rules' fewest), whoever opened it, and
+    print the game's number; its players get their first mails at once. Example: pbem game start 3 --with-robots"""
+    _number(table, "table")
+    context = app_context(ctx)
+    context.service(sends_mail=True)  # the password files are read before anything changes
+    game_id = _signup(ctx).start_by_moderator(table, robots=robots)
+    context.send_now(game_id)
+    typer.echo(game_id)
 
 
 @app.command("approve")

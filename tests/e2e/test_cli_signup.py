@@ -1,5 +1,5 @@
 """The moderator's side of tables players start by mail (issue 36, point 4 and 6): `pbem game open`, `tables`,
-`approve`, `watchers` and `unwatch`, run as a moderator would, on both databases."""
+`start`, `approve`, `watchers` and `unwatch`, run as a moderator would, on both databases."""
 
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ def test_open_list_approve_and_watchers(database_url: str, pbem, one_line_error)
         1, "fifth-avenue", "open", 3, [])
     assert table["words"] == "Fifth Avenue for 3 players, 2 days a decision"
     one_line_error(pbem(url, "game", "open", "chess", check=False), "pbem hosts no game called 'chess'")
+    one_line_error(pbem(url, "game", "start", "1", check=False), "Fifth Avenue needs at least 2 players")
     one_line_error(pbem(url, "game", "open", "manhattan", "--players", "7", check=False), "Manhattan is for 2, 3, 4")
 
     engine = make_engine(url)
@@ -52,6 +53,12 @@ def test_open_list_approve_and_watchers(database_url: str, pbem, one_line_error)
 
     by_mail(signup, BOB, "join 2")  # full: it starts as game 1
     assert json.loads(pbem(url, "game", "tables", "--json").stdout)[1]["game"] == 1
+    # The moderator's own table 1, with one player by mail, started with a robot in its free seats: game 2.
+    by_mail(Signup(games, SignupConfig()), DEE, "join 1")
+    assert pbem(url, "game", "start", "1", "--with-robots").stdout.strip() == "2"
+    names = [p["name"] for p in json.loads(pbem(url, "game", "show", "2", "--json").stdout)["players"]]
+    assert names[0] == "Dee" and len(names) == 3 and all(name.endswith("(robot)") for name in names[1:])
+    one_line_error(pbem(url, "game", "start", "1", check=False), "table 1 is started, as game 2")
     by_mail(signup, DEE, "watch 1")
     watchers = json.loads(pbem(url, "game", "watchers", "1", "--json").stdout)
     assert watchers["game"] == 1 and [w["email"] for w in watchers["watchers"]] == [DEE]

@@ -286,6 +286,21 @@ class Signup:
             uow.commit()
             return table.id or 0
 
+    def start_by_moderator(self, table_id: int, *, robots: bool = False) -> int:
+        """``pbem game start``: start a table now with the players it has (robots in its free seats with
+        ``robots``), whoever opened it; returns the game's number."""
+        with UnitOfWork(self.games.engine, write=True) as uow:
+            uow.serialize("signup")
+            s = uow.session
+            line = f"start {table_id}" + (" with robots" if robots else "")
+            table = self._table(s, table_id, line)
+            if table.status not in (OPEN, WAITING):
+                raise SignupRefused(line, f"table {table_id} is {table.status}"
+                                    + (f", as game {table.game_id}" if table.game_id else ""))
+            game_id = self._begin(uow, s, table, robots=robots, line=line)
+            uow.commit()
+            return game_id
+
     def approve(self, table_id: int) -> str:
         """``pbem game approve``: a table opened by mail may be joined; its opener is told."""
         with UnitOfWork(self.games.engine, write=True) as uow:
