@@ -115,3 +115,14 @@ def test_moderator_only_by_default_and_a_game_mail_stays_a_game_mail(games: Game
     report = handle(closed, mail(f"Start thinking about it\n{legal[0]}", sender=email,
                                  subject="Re: [Fifth Avenue #1] Ann, Bob"))
     assert report.outcome == "applied"
+
+
+def test_over_the_hourly_limit_a_signup_mail_is_recorded_not_applied(commands: MailCommands,
+                                                                    games: GameService) -> None:
+    """A sender over the hourly limit of mails that change nothing (screening.over_limit) gets only a move read:
+    a signup line is no move, so nothing is asked for, mailed or answered."""
+    inbound_row = InboundMail(message_id=make_msgid(domain="x.example"), received_at=games.clock())
+    report = commands.handle(mail("new fifth-avenue\nwatch 1", sender=DEE), inbound=inbound_row,
+                             over_limit="rate limit: more than 60 mails")
+    assert report.outcome == "ignored" and report.reply_to is None
+    assert outbox(games) == [] and [r.outcome for r in inbound(games)] == ["ignored"]
