@@ -1,4 +1,4 @@
-"""`pbem game open`, `tables`, `start`, `approve`, `watchers`, `unwatch`: the moderator's side of tables players start by
+"""`pbem game open`, `tables`, `start`, `close`, `approve`, `watchers`, `unwatch`: the moderator's side of tables players start by
 mail (docs/signup.md). Commands of the `pbem game` group, apart from ``game`` (over 500 lines already); each
 wraps one call of the signup service (services.table.signup)."""
 
@@ -17,11 +17,11 @@ from .tables import Column, people_table, wide_option
 
 
 def _signup(ctx: typer.Context) -> Any:
-    from ..services.table.signup import Signup
+    from ..services.table.signup_admin import SignupAdmin
 
     context = app_context(ctx)
     mail = context.config.mail
-    return Signup(context.service(), context.config.signup, moderator=mail.moderator if mail else "")
+    return SignupAdmin(context.service(), context.config.signup, moderator=mail.moderator if mail else "")
 
 
 def _number(number: int, what: str) -> None:
@@ -94,6 +94,16 @@ def game_start(
     game_id = _signup(ctx).start_by_moderator(table, robots=robots)
     context.send_now(game_id)
     typer.echo(game_id)
+
+
+@app.command("close")
+@service_errors
+def game_close(ctx: typer.Context, table: int = typer.Argument(..., help="The table's number.")) -> None:
+    """Close a table that has not started: it never will, and its players are mailed so by the worker.
+    Example: pbem game close 3"""
+    _number(table, "table")
+    seated = _signup(ctx).close(table)
+    typer.echo(f"table {table} is closed" + (f"; told: {', '.join(seated)}" if seated else ""))
 
 
 @app.command("approve")

@@ -7,14 +7,14 @@ import json
 
 from pbem.config import SignupConfig
 from pbem.services.table.service import GameService
-from pbem.services.table.signup import Signup
+from pbem.services.table.signup_admin import SignupAdmin
 from pbem.services.table.signup_words import code_in, read_signup_line
 from pbem.store.db import make_engine
 
 ANN, BOB, DEE = "ann@example.org", "bob@example.org", "dee@example.org"
 
 
-def by_mail(service: Signup, email: str, line: str) -> None:
+def by_mail(service: SignupAdmin, email: str, line: str) -> None:
     """``line`` and its confirmation, as the signup service gets them from the mail side."""
     from sqlmodel import Session, select
 
@@ -40,7 +40,7 @@ def test_open_list_approve_and_watchers(database_url: str, pbem, one_line_error)
 
     engine = make_engine(url)
     games = GameService(engine, mail_domain="example.org")
-    signup = Signup(games, SignupConfig(new="anyone", approve=True))
+    signup = SignupAdmin(games, SignupConfig(new="anyone", approve=True))
     by_mail(signup, ANN, "new manhattan players 2")
     waiting = json.loads(pbem(url, "game", "tables", "--status", "waiting", "--json").stdout)
     assert [(t["table"], t["opener"], [s["name"] for s in t["seated"]]) for t in waiting] == [(2, ANN, ["Ann"])]
@@ -54,11 +54,22 @@ def test_open_list_approve_and_watchers(database_url: str, pbem, one_line_error)
     by_mail(signup, BOB, "join 2")  # full: it starts as game 1
     assert json.loads(pbem(url, "game", "tables", "--json").stdout)[1]["game"] == 1
     # The moderator's own table 1, with one player by mail, started with a robot in its free seats: game 2.
-    by_mail(Signup(games, SignupConfig()), DEE, "join 1")
+    by_mail(SignupAdmin(games, SignupConfig()), DEE, "join 1")
     assert pbem(url, "game", "start", "1", "--with-robots").stdout.strip() == "2"
     names = [p["name"] for p in json.loads(pbem(url, "game", "show", "2", "--json").stdout)["players"]]
     assert names[0] == "Dee" and len(names) == 3 and all(name.endswith("(robot)") for name in names[1:])
     one_line_error(pbem(url, "game", "start", "1", check=False), "table 1 is started, as game 2")
+    # A table closed by the moderator: its player is told, nobody joins it any more.
+    assert pbem(url, "game", "open", "manhattan").stdout.strip() == "3"
+    by_mail(SignupAdmin(games, SignupConfig()), BOB, "join 3")
+    assert pbem(url, "game", "close", "3").stdout.strip() == f"table 3 is closed; told: {BOB}"
+    one_line_error(pbem(url, "game", "close", "3", check=False), "table 3 is closed")
+    from pbem.services.table.signup import SignupRefused
+    try:
+        signup.apply(DEE, [read_signup_line("join 3")])
+        raise AssertionError("joined a closed table")
+    except SignupRefused as refused:
+        assert refused.why == "table 3 is closed"
     by_mail(signup, DEE, "watch 1")
     watchers = json.loads(pbem(url, "game", "watchers", "1", "--json").stdout)
     assert watchers["game"] == 1 and [w["email"] for w in watchers["watchers"]] == [DEE]

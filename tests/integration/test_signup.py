@@ -12,7 +12,8 @@ from sqlmodel import Session, select
 from pbem.config import SignupConfig
 from pbem.services.common.holders import seat_holders
 from pbem.services.table.service import GameService
-from pbem.services.table.signup import Signup, SignupRefused, code_hash
+from pbem.services.table.signup import SignupRefused, code_hash
+from pbem.services.table.signup_admin import SignupAdmin
 from pbem.services.table.signup_words import code_in, read_signup_line
 from pbem.store.models import Event, OutboxMail, Seat, SignupRequest, SignupSeat, SignupTable
 
@@ -38,11 +39,11 @@ def games(game_service: GameService, clock: Clock) -> GameService:
     return GameService(game_service.engine, clock=clock, mail_domain="example.org")
 
 
-def signup(games: GameService, config: SignupConfig = OPEN) -> Signup:
-    return Signup(games, config, moderator="mod@example.org")
+def signup(games: GameService, config: SignupConfig = OPEN) -> SignupAdmin:
+    return SignupAdmin(games, config, moderator="mod@example.org")
 
 
-def run(service: Signup, email: str, *lines: str, secrets: tuple[str, ...] = ()):
+def run(service: SignupAdmin, email: str, *lines: str, secrets: tuple[str, ...] = ()):
     return service.apply(email, [read_signup_line(line) for line in lines], secrets=list(secrets))
 
 
@@ -56,7 +57,7 @@ def last_code(games: GameService, email: str) -> str:
     return code_in(mail.subject)
 
 
-def confirmed(service: Signup, games: GameService, email: str, *lines: str):
+def confirmed(service: SignupAdmin, games: GameService, email: str, *lines: str):
     run(service, email, *lines)
     return run(service, email, f"confirm {last_code(games, email)}")
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hmac
 import textwrap
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import delete, func
@@ -276,77 +276,6 @@ class Signup:
         if by_mail:
             self._seat(s, table, opener, name)
         return table
-
-    def open_by_moderator(self, kind: str, *, players: int | None = None, back_side: bool = False,
-                          deadline: int | None = None) -> int:
-        """``pbem game open``: a table nobody sits at yet, open to join whatever ``[signup] new`` says."""
-        with UnitOfWork(self.games.engine, write=True) as uow:
-            table = self.open_table(uow.session, "moderator", kind, players=players, back_side=back_side,
-                                    deadline=deadline)
-            uow.commit()
-            return table.id or 0
-
-    def start_by_moderator(self, table_id: int, *, robots: bool = False) -> int:
-        """``pbem game start``: start a table now with the players it has (robots in its free seats with
-        ``robots``), whoever opened it; returns the game's number."""
-        with UnitOfWork(self.games.engine, write=True) as uow:
-            uow.serialize("signup")
-            s = uow.session
-            line = f"start {table_id}" + (" with robots" if robots else "")
-            table = self._table(s, table_id, line)
-            if table.status not in (OPEN, WAITING):
-                raise SignupRefused(line, f"table {table_id} is {table.status}"
-                                    + (f", as game {table.game_id}" if table.game_id else ""))
-            game_id = self._begin(uow, s, table, robots=robots, line=line)
-            uow.commit()
-            return game_id
-
-    def approve(self, table_id: int) -> str:
-        """``pbem game approve``: a table opened by mail may be joined; its opener is told."""
-        with UnitOfWork(self.games.engine, write=True) as uow:
-            s = uow.session
-            table = self._table(s, table_id, f"approve {table_id}")
-            if table.status != WAITING:
-                raise SignupRefused(f"approve {table_id}", f"table {table_id} is {table.status}, it waits for no "
-                                    "approval")
-            table.status = OPEN
-            s.add(table)
-            s.add(notices.plain_mail(table.opener, f"table {table.id} is open", [
-                f"The moderator approved your table {table.id} ({table_words(table)}): others may join it now with "
-                f"'join {table.id}', and you start it with 'start {table.id}'."], self.games.new_message_id,
-                self.games.clock()))
-            words = table_words(table)
-            uow.commit()
-            return words
-
-    def tables(self, status: str | None = None) -> list[TableInfo]:
-        """``pbem game tables``: every table (or those of ``status``), with the names and addresses seated."""
-        with UnitOfWork(self.games.engine) as uow:
-            query = select(SignupTable).order_by(SignupTable.id)
-            if status:
-                query = query.where(SignupTable.status == status)
-            return [TableInfo(table.id or 0, table.kind, table_words(table), table.seats, table.opener, table.status,
-                              table.game_id, aware(table.created_at),
-                              [(seat.name, seat.email) for seat in self._seats(uow.session, table.id or 0)])
-                    for table in uow.session.exec(query).all()]
-
-    def watchers(self, game_id: int) -> list[tuple[str, datetime]]:
-        """``pbem game watchers``: (address, since) of who watches the game, in the order they began."""
-        with UnitOfWork(self.games.engine) as uow:
-            self.games._game(uow.session, game_id)
-            return [(w.email, aware(w.since)) for w in uow.session.exec(
-                select(Watcher).where(Watcher.game_id == game_id).order_by(Watcher.id)).all()]
-
-    def remove_watcher(self, game_id: int, email: str) -> None:
-        """``pbem game unwatch``: the moderator stops a watcher's mails."""
-        email = checked_address(email)
-        with UnitOfWork(self.games.engine, write=True) as uow:
-            watcher = uow.session.exec(select(Watcher).where(Watcher.game_id == game_id,
-                                                             Watcher.email == email)).first()
-            if watcher is None:
-                raise SignupRefused(f"unwatch {game_id}", f"{email} does not watch game {game_id}")
-            uow.session.delete(watcher)
-            uow.commit()
 
     # ------------------------------------------------------------------ checks and helpers
 
