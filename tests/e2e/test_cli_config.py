@@ -67,6 +67,13 @@ SAMPLES: dict[str, tuple[list[str], int]] = {
     "db upgrade": (["db", "upgrade"], 0),
     "demo": (["--db", "sqlite:///{folder}/demo.sqlite3", "demo", "--players", "2", "--max-turns", "1"], 0),
     "game abort": (["game", "abort", "1"], 0),
+    "game approve": (["game", "approve", "1"], 1),  # the world has no table waiting for approval
+    "game close": (["game", "close", "1"], 1),  # nor any table
+    "game open": (["game", "open", "fifth-avenue", "--players", "3"], 0),
+    "game start": (["game", "start", "1"], 1),
+    "game tables": (["game", "tables"], 0),
+    "game unwatch": (["game", "unwatch", "1", "dee@example.org"], 1),  # Dee does not watch game 1
+    "game watchers": (["game", "watchers", "1"], 0),
     "game export": (["game", "export", "1", "-o", "{folder}/game1-again.json"], 0),
     "game history": (["game", "history", "1"], 0),
     "game import": (["game", "import", "{folder}/game1.json"], 0),
@@ -92,7 +99,7 @@ SAMPLES: dict[str, tuple[list[str], int]] = {
 }
 # The commands that log in to a mail server, so read the password files.
 SENDS_MAIL = {"config check", "worker", "game new", "game play", "game undo", "game replace-player", "game pause",
-              "game resume", "game abort", "game set", "game tell", "game resend"}
+              "game resume", "game abort", "game set", "game tell", "game resend", "game start"}
 COMMANDS = registered_commands()
 
 
