@@ -21,26 +21,16 @@ from pbem.services.offline.simulate import choose
 from pbem.worker import MailWorker
 from pbem.store.db import make_engine
 from pbem.store.models import DecisionClock
+from pbem_testing.clock import StoppedClock
 
 ANN, BOB, CY = ("Ann", "ann@example.test"), ("Bob", "bob@example.test"), ("Cy", "cy@example.test")
 MODERATOR = "dee@example.test"
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 23, 9, 0, tzinfo=timezone.utc)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
-
-
 @pytest.fixture
 def table(dovecot, smtp_server, mailboxes, sqlite_url):
     """A clock, the game service and a worker on it, the moderator being dee."""
-    clock = Clock()
+    clock = StoppedClock(datetime(2026, 11, 23, 9, 0, tzinfo=timezone.utc))
     engine = make_engine(sqlite_url)
     config = MailConfig(imap=ServerConfig(dovecot.host, dovecot.imap_port, "plain", "game", "secret"),
                         smtp=ServerConfig("127.0.0.1", smtp_server.port, "plain"), game_address=GAME,
@@ -59,7 +49,7 @@ def text(message) -> str:
     return message.get_body(("plain",)).get_content()
 
 
-def pass_the_time(clock: Clock, worker: MailWorker, hours: float) -> None:
+def pass_the_time(clock: StoppedClock, worker: MailWorker, hours: float) -> None:
     """Hours go by with the worker looking every half hour, as a running worker would (more often, in fact)."""
     for _ in range(int(hours * 2)):
         clock.advance(minutes=30)

@@ -15,18 +15,11 @@ from pbem.config import SignupConfig
 from pbem.services.table.service import GameService
 from pbem.store.db import make_engine
 from pbem.worker import MailWorker
+from pbem_testing.clock import StoppedClock
 
 from test_worker_mail import GAME, inbox, mail_config, reply_like_a_client, send  # noqa: F401, I001
 
 ANN, BOB, CY, DEE = (f"{user}@example.test" for user in ("ann", "bob", "cy", "dee"))
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime.now(timezone.utc)
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 def new_mail(sender: str, text: str, subject: str = "pbem") -> EmailMessage:
@@ -48,7 +41,7 @@ def user(address: str) -> str:
 def test_strangers_start_a_game_by_mail_watch_it_and_resign(dovecot, smtp_server, mail_config,
                                                            database_url: str) -> None:
     engine = make_engine(database_url)
-    clock = Clock()
+    clock = StoppedClock(datetime.now(timezone.utc))
     worker = MailWorker(engine, mail_config, clock=clock, signup=SignupConfig(new="anyone"))
     games = GameService(engine, mail_domain="example.test", clock=clock)
     strict: MailWorker | None = None  # the worker of the last part, on stricter settings

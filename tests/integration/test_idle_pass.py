@@ -28,27 +28,20 @@ from pbem.services.common.timing import Timing
 from pbem.worker import MailWorker
 from pbem.store.db import alembic_config, current_revision, make_engine, upgrade
 from pbem.store.models import Game, InboundMail, OutboxMail, Seat
+from pbem_testing.clock import StoppedClock
 
 ANN, BOB, CY = ("Ann", "ann@example.org"), ("Bob", "bob@example.org"), ("Cy", "cy@example.org")
 ROBO = ("Robo", "robot")
 MODERATOR = "mod@example.org"
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 23, 9, 0, tzinfo=timezone.utc)
-
-    def __call__(self) -> datetime:
-        return self.now
+@pytest.fixture
+def clock() -> StoppedClock:
+    return StoppedClock(datetime(2026, 11, 23, 9, 0, tzinfo=timezone.utc))
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def service(db_engine: sa.Engine, clock: Clock) -> GameService:
+def service(db_engine: sa.Engine, clock: StoppedClock) -> GameService:
     return GameService(db_engine, clock=clock, mail_domain="example.org")
 
 
@@ -112,7 +105,7 @@ def test_a_robot_whose_decision_is_due_is_found_after_every_kind_of_change(servi
     assert robots.due_games() == []
 
 
-def test_a_late_players_seat_taken_by_a_robot_is_found_and_given_back(service: GameService, clock: Clock) -> None:
+def test_a_late_players_seat_taken_by_a_robot_is_found_and_given_back(service: GameService, clock: StoppedClock) -> None:
     """on-timeout=robot: the timekeeper gives the late seat to a robot, which the next robots' turn finds; the
     player's own command takes it back, and the seat is a person's again when it must next decide."""
     robots = RobotPlayers(service)
@@ -212,7 +205,7 @@ def play_a_little(service: GameService, game: int, count: int) -> None:
         service.submit(game, info.email_of(info.state.current_player()), info.state.legal_commands()[0])
 
 
-def test_a_digest_day_starts_with_the_choice_and_ends_with_it(service: GameService, clock: Clock) -> None:
+def test_a_digest_day_starts_with_the_choice_and_ends_with_it(service: GameService, clock: StoppedClock) -> None:
     keeper = Timekeeper(service)
     game = service.create_game("fifth-avenue", [ANN, BOB, CY], seed=8)
     assert digest_day(service, game, 2) is None
@@ -238,7 +231,7 @@ def test_a_digest_day_starts_with_the_choice_and_ends_with_it(service: GameServi
     assert all(g != game for g, _ in keeper.check().daily)
 
 
-def test_a_digest_day_of_a_game_that_ended_is_dropped_once(service: GameService, clock: Clock) -> None:
+def test_a_digest_day_of_a_game_that_ended_is_dropped_once(service: GameService, clock: StoppedClock) -> None:
     keeper = Timekeeper(service)
     game = service.create_game("fifth-avenue", [ANN, BOB, CY], seed=10)
     service.set_delivery(game, "digest", CY[1])
@@ -258,7 +251,7 @@ def refuse(engine: sa.Engine, n: int, address: str, at: datetime) -> None:
 
 
 def test_refusals_are_told_within_the_hour_and_after_the_worker_was_away(service: GameService,
-                                                                         clock: Clock) -> None:
+                                                                         clock: StoppedClock) -> None:
     digest = RefusalDigest(service_ledger(service))
     refuse(service.engine, 1, ANN[1], clock.now - timedelta(days=8))  # too old to tell when first seen
     refuse(service.engine, 2, ANN[1], clock.now)
@@ -293,7 +286,7 @@ def outbox(service: GameService) -> list[OutboxMail]:
 # --------------------------------------------------------------------------- the statements of an idle pass
 
 
-def host(service: GameService, clock: Clock, first: int, count: int) -> None:
+def host(service: GameService, clock: StoppedClock, first: int, count: int) -> None:
     """``count`` running games of every sort, none with anything due: robots waiting for a person, deadlines
     open, a player away, digest players (and, the first time, a refusal told)."""
     for n in range(first, first + count):
@@ -314,7 +307,7 @@ def host(service: GameService, clock: Clock, first: int, count: int) -> None:
         assert RefusalDigest(service_ledger(service)).tell() == [f"p{first}.0@example.org"]
 
 
-def statements_of_an_idle_pass(engine: sa.Engine, clock: Clock) -> int:
+def statements_of_an_idle_pass(engine: sa.Engine, clock: StoppedClock) -> int:
     nowhere = ServerConfig("127.0.0.1", 9, "plain")
     worker = MailWorker(engine, MailConfig(imap=nowhere, smtp=nowhere, game_address="game@example.org",
                                            moderator=MODERATOR), clock=clock, mail_domain="example.org")
@@ -336,7 +329,7 @@ def statements_of_an_idle_pass(engine: sa.Engine, clock: Clock) -> int:
     return len(sent)
 
 
-def test_an_idle_pass_sends_as_many_statements_with_30_games_as_with_3(db_engine: sa.Engine, clock: Clock) -> None:
+def test_an_idle_pass_sends_as_many_statements_with_30_games_as_with_3(db_engine: sa.Engine, clock: StoppedClock) -> None:
     service = GameService(db_engine, clock=clock, mail_domain="example.org")
     host(service, clock, 0, 3)
     few = statements_of_an_idle_pass(db_engine, clock)

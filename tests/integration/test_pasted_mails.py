@@ -33,6 +33,7 @@ from pbem.services.mail_in.mail_commands import MailCommands, MailReport
 from pbem.services.mail_in.refusals import RefusalDigest
 from pbem.services.clock.timekeeper import Timekeeper
 from pbem.store.models import InboundMail, OutboxMail
+from pbem_testing.clock import StoppedClock
 
 ANN, BOB, CY = "ann@example.org", "bob@example.org", "cy@example.org"
 PLAYERS = [("Ann", ANN), ("Bob", BOB), ("Cy", CY)]
@@ -52,21 +53,13 @@ PLACES = ["below a question", "below a command", "above a command"]
 THREADS = ["in-reply-to", "fresh"]
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = NOON
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 @dataclass
 class Scene:
     """A game in the state where ``mails`` (ours, each to its recipient) are the latest: a reply to them is
     the player's answer to the situation now."""
 
     games: GameService
-    clock: Clock
+    clock: StoppedClock
     game_id: int = 1
     mails: list[OutboxMail] = field(default_factory=list)
     own_lines: list[str] = field(default_factory=list)  # what the player writes first ('game 1' under a digest)
@@ -171,8 +164,8 @@ def problems(report: MailReport, ours: OutboxMail, form: str, place: str, own: s
 # --------------------------------------------------------------------------- the scenes
 
 
-def _service(engine) -> tuple[GameService, Clock]:
-    clock = Clock()
+def _service(engine) -> tuple[GameService, StoppedClock]:
+    clock = StoppedClock(NOON)
     return GameService(engine, clock=clock), clock
 
 

@@ -16,26 +16,19 @@ from pbem.services.table.signup import SignupRefused, code_hash
 from pbem.services.table.signup_admin import SignupAdmin
 from pbem.services.table.signup_words import code_in, read_signup_line
 from pbem.store.models import Event, OutboxMail, Seat, SignupRequest, SignupSeat, SignupTable
+from pbem_testing.clock import StoppedClock
 
 ANN, BOB, CY, DEE = "ann@example.org", "bob@example.org", "cy@example.org", "dee@example.org"
 OPEN = SignupConfig(new="anyone")
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 12, 1, 9, 0, tzinfo=timezone.utc)
-
-    def __call__(self) -> datetime:
-        return self.now
+@pytest.fixture
+def clock() -> StoppedClock:
+    return StoppedClock(datetime(2026, 12, 1, 9, 0, tzinfo=timezone.utc))
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def games(game_service: GameService, clock: Clock) -> GameService:
+def games(game_service: GameService, clock: StoppedClock) -> GameService:
     return GameService(game_service.engine, clock=clock, mail_domain="example.org")
 
 

@@ -20,6 +20,7 @@ from pbem.services.mail_out.moderator_mail import MODERATOR_MAILS_AN_HOUR, relea
 from pbem.services.table.table_talk import MAX_TALK, TALK_AN_HOUR
 from pbem.store.models import Event, InboundMail, OutboxMail, OutboxStatus
 from pbem.services.mail_out import notices
+from pbem_testing.clock import StoppedClock
 
 ANN, BOB, CY = "ann@example.org", "bob@example.org", "cy@example.org"
 MODERATOR = "mod@example.org"
@@ -27,17 +28,9 @@ PLAYERS = [("Ann", ANN), ("Bob", BOB), ("Cy", CY)]
 START = datetime(2026, 11, 27, 9, 0, tzinfo=timezone.utc)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> StoppedClock:
+    return StoppedClock(START)
 
 
 @pytest.fixture
@@ -246,7 +239,7 @@ def test_talk_kept_before_the_budgets_is_still_marked_line_by_line(games, db_eng
 # --------------------------------------------------------------------------- the moderator's budget
 
 
-def moderator_notice(n: int, clock: Clock) -> OutboxMail:
+def moderator_notice(n: int, clock: StoppedClock) -> OutboxMail:
     return notices.to_moderator(MODERATOR, f"notice {n}", [f"Something happened: {n}."],
                                 lambda: make_msgid(domain="example.org"), clock())
 
