@@ -22,9 +22,16 @@ process and notes when it accepted each mail.
   the two throughputs.
 - CPU per mail: the worker's own CPU time (user + system, all its threads and
   its outbox process, from /proc) over each burst, divided by the mails; the
-  baseline client's likewise.
+  baseline client's likewise; and the worker's split between its own process
+  (reading and applying) and its outbox process (building and sending).
   Less noisy than the rates on a busy machine: other processes slow the clock,
   not the work.
+
+On SQLite the worker's rate is held back by the disk more than by its work:
+each applied mail's commit is flushed (synchronous=FULL, pbem.store.db), since
+the mail leaves the inbox right after it. On this machine (issue 35) that
+flush made the difference between a ratio of 1.54-1.74 and 1.19, with the same
+CPU per mail.
 """
 
 from __future__ import annotations
@@ -72,11 +79,17 @@ def player_mail(sender: str, game_id: int, command: str) -> bytes:
 def cpu_seconds(pid: int) -> float:
     """User + system CPU so far of process ``pid`` (every thread) and of the processes it started and that still
     run (the worker's outbox process), from /proc."""
+    return sum(cpu_split(pid))
+
+
+def cpu_split(pid: int) -> tuple[float, float]:
+    """The CPU so far of process ``pid`` itself (the worker: reading and applying mail) and of the processes it
+    started (its outbox process: building and sending the answers)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
     own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     children = {int(child) for task in Path(f"/proc/{pid}/task").iterdir()
                 for child in (task / "children").read_text().split()}
-    return own + sum(cpu_seconds(child) for child in children)
+    return own, sum(cpu_seconds(child) for child in children)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -99,7 +112,8 @@ def wait_for(smtp: SmtpToLmtp, count: int, limit: float) -> None:
 
 
 def run_pbem(dovecot: Dovecot, smtp: SmtpToLmtp, mails: int, paced: int, url: str, folder: Path, rounds: int,
-             profile: str | None = None) -> tuple[list[float], list[float], list[float]]:
+             profile: str | None = None
+             ) -> tuple[list[float], list[float], list[float], list[tuple[float, float]]]:
     engine = make_engine(url)
     upgrade(engine)
     games = GameService(engine, mail_domain="example.test")
@@ -120,14 +134,16 @@ def run_pbem(dovecot: Dovecot, smtp: SmtpToLmtp, mails: int, paced: int, url: st
         with IMAPClient(dovecot.host, port=dovecot.imap_port, ssl=False) as client:
             client.login("game", "secret")
             time.sleep(3.0)  # the worker has started, connected and gone into IDLE
-            rates, cpu = [], []
+            rates, cpu, split = [], [], []
             for burst in range(rounds):
                 smtp.messages.clear()
-                before = cpu_seconds(worker.pid)
+                before = cpu_split(worker.pid)
                 client.multiappend("INBOX", raw[burst * mails:(burst + 1) * mails])
                 wait_for(smtp, 2 * mails, 120 + mails)  # a confirmation to Ann and a request to Bob per mail
                 time.sleep(0.5)  # the worker files the last mails and goes back to IDLE
-                cpu.append((cpu_seconds(worker.pid) - before) / mails)
+                after = cpu_split(worker.pid)
+                split.append(((after[0] - before[0]) / mails, (after[1] - before[1]) / mails))
+                cpu.append(sum(split[-1]))
                 rates.append(steady_rate(smtp, mails))
                 time.sleep(0.5)
             latencies = []
@@ -143,7 +159,7 @@ def run_pbem(dovecot: Dovecot, smtp: SmtpToLmtp, mails: int, paced: int, url: st
         output, _ = worker.communicate(timeout=60)
     if worker.returncode != 0:
         raise SystemExit(f"the worker failed:\n{output}")
-    return rates, latencies, cpu
+    return rates, latencies, cpu, split
 
 
 def run_baseline(dovecot: Dovecot, smtp: SmtpToLmtp, mails: int, answers: list[bytes], folder: Path
@@ -214,7 +230,7 @@ def main() -> None:
         smtp.start()
         try:
             url = args.database or f"sqlite:///{folder / 'bench.sqlite3'}"
-            rates, latencies, cpu = run_pbem(dovecot, smtp, args.mails, args.paced, url, folder, args.rounds,
+            rates, latencies, cpu, split = run_pbem(dovecot, smtp, args.mails, args.paced, url, folder, args.rounds,
                                              args.profile)
             answers = [m.data for m in smtp.messages]
             baselines, baseline_cpu = zip(*[run_baseline(dovecot, smtp, args.mails, answers, folder)
@@ -233,6 +249,9 @@ def main() -> None:
     worker_ms, client_ms = statistics.median(cpu) * 1000, statistics.median(baseline_cpu) * 1000
     print(f"CPU per mail: pbem worker {worker_ms:.1f} ms (rounds: {', '.join(f'{c * 1000:.1f}' for c in cpu)}), "
           f"baseline client {client_ms:.1f} ms (its start-up included); ratio {worker_ms / client_ms:.2f}")
+    reading, sending = (statistics.median(part) * 1000 for part in zip(*split))
+    print(f"  of the worker's: reading and applying (the worker's process) {reading:.1f} ms, building and sending "
+          f"the answers (its outbox process) {sending:.1f} ms")
 
 
 if __name__ == "__main__":
