@@ -87,6 +87,12 @@ def test_a_seat_handed_over_midway_credits_each_step_to_who_played_it(game_servi
     play_until(service, game_id, lambda info: False)
     said = "\n".join(m.text_body for m in mails(service)[before:] if m.recipient in (ANN[1], CY[1]))
     assert f"{heir} played: {later.data['command']}" in said
+    # The last mail's final scores credit the seat to both who played it.
+    holders = f"Bob, then {'robot' if new == 'robot' else 'Dan'}"
+    last = [m for m in mails(service) if m.recipient == ANN[1]][-1]
+    scores = last.text_body.split("Final scores:")[1].split("\n\n")[0]
+    assert any(" ".join(line.split()).startswith(holders) for line in scores.splitlines()), scores
+    assert holders in text(last.html_body)
     summary = next(s for s in history.summaries(service.engine) if s.id == game_id)
     seat = summary.players[1]
     assert [h.label for h in seat.holders] == ["Bob", "robot" if new == "robot" else "Dan"]

@@ -51,6 +51,9 @@ class GameInfo:
     # The game's events after the earliest its players were last told of (services.mail_out.chronicle): set by the
     # service before it makes mails, whose "since your last mail" they fill.
     recent: list[Any] = field(default_factory=list, repr=False)
+    # Who held each seat that changed hands, in words ("Bob, then robot"), loaded with ``recent`` once the game is
+    # over: the final scores credit everybody who played the seat, as the archive does.
+    holders: dict[int, str] = field(default_factory=dict)
 
     def player(self, seat: int) -> PlayerInfo:
         return next(p for p in self.players if p.seat == seat)

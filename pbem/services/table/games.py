@@ -57,6 +57,7 @@ from ..common.errors import BadRequest, CommandRejected, DecisionMoved, GameNotA
 from .game_reader import GameReader
 from ..mail_out.help_text import first_mail_help
 from ..common.game_info import GameInfo, PlayerInfo, Submission
+from ..common.holders import seat_holders
 from ..common.input_checks import checked_address, checked_name, named_address, seat_with
 from ..common.ledger import AskedDecision
 from ..mail_out.mail_folding import fold_unsent
@@ -578,6 +579,8 @@ class GameChanges(GameReader):
         first = min((p.told_seq for p in info.players), default=0)
         info.recent = list(s.exec(select(Event).where(Event.game_id == info.id, Event.seq > first)
                                   .order_by(Event.seq)).all())
+        if info.over:
+            info.holders = _holders_said(s, info.id)
 
     def told(self, s: Session, info: GameInfo, seats: set[int]) -> None:
         """The players at ``seats`` were just mailed everything up to the game's newest event."""
@@ -631,3 +634,14 @@ class GameChanges(GameReader):
             except CommandError as exc:
                 raise ImportFailed(f"event {seq}: '{command}' does not replay: {exc.message}") from exc
         return state
+
+
+def _holders_said(s: Session, game_id: int) -> dict[int, str]:
+    """Each seat the moderator gave to somebody else during the game, with who held it in order: "Bob, then
+    robot" (a robot covering a late player for a while hands the seat back, and is not named here)."""
+    handed = s.exec(select(Event).where(Event.game_id == game_id, Event.kind == "replace_player")).all()
+    if not handed:
+        return {}
+    seats = s.exec(select(Seat).where(Seat.game_id == game_id)).all()
+    return {seat: ", then ".join(dict.fromkeys("robot" if h.is_robot else h.name for h in held))
+            for seat, held in seat_holders(handed, seats).items() if len(held) > 1}
