@@ -22,8 +22,8 @@ from pbem.services.table.table_talk import TALK_AN_HOUR
 from pbem.worker import MailWorker
 from pbem.store.db import make_engine
 from pbem.store.models import InboundMail, OutboxMail, OutboxStatus
+from pbem_testing.clock import StoppedClock
 
-from test_deadlines import Clock
 from test_hostile_mail import append, ordinary
 
 GAME = "game@example.test"
@@ -39,7 +39,7 @@ def mail_config(dovecot, smtp_server, mailboxes) -> MailConfig:
                       moderator=MODERATOR, poll_interval=1)
 
 
-def start(database_url: str, mail_config: MailConfig, clock: Clock, *, secret_words: bool) -> MailWorker:
+def start(database_url: str, mail_config: MailConfig, clock: StoppedClock, *, secret_words: bool) -> MailWorker:
     clock.now = datetime.now(timezone.utc)  # the mail's own clock: what the mailbox and the relay see
     engine = make_engine(database_url)
     GameService(engine, mail_domain="example.test", clock=clock).create_game(
@@ -58,7 +58,7 @@ def parsed(mailboxes, user: str) -> list:
 def test_no_flood_locks_a_player_out_of_their_move(mailboxes, mail_config, database_url, secret_words) -> None:
     """60 junk mails, 30 settings toggles and 20 talk mails from the player to move, then the move: applied. In a
     game without secret words the junk is forged under the player's From (a stranger cannot prove less)."""
-    clock = Clock()
+    clock = StoppedClock(datetime(2026, 11, 23, 9, 0, tzinfo=timezone.utc))
     worker = start(database_url, mail_config, clock, secret_words=secret_words)
     info = worker.games.get(1)
     seat = info.state.current_player()
@@ -92,7 +92,7 @@ def test_talk_floods_among_ordinary_mails(mailboxes, mail_config, database_url, 
     settings toggles, forged From) mixed with ordinary mails: every ordinary mail is answered once, the
     moderator gets at most the hour's budget (and the rest in one digest an hour later), no talk mail is
     heavier than 10 KB."""
-    clock = Clock()
+    clock = StoppedClock(datetime(2026, 11, 23, 9, 0, tzinfo=timezone.utc))
     worker = start(database_url, mail_config, clock, secret_words=False)
     email = {user: f"{user}@example.test" for user in FLOOD_SENDERS}
     n = iter(range(100_000))
