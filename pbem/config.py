@@ -72,7 +72,7 @@ import os
 import re
 import stat
 import tomllib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit
@@ -713,10 +713,7 @@ def load_config(db: str | None = None, config_file: Path | None = None,
 
 
 def _signup_config(values: Values) -> SignupConfig:
-    default = SignupConfig()
-    return SignupConfig(**{key: values.get("signup", key, getattr(default, key))
-                           for key in ("new", "approve", "open_per_address", "new_per_day", "new_per_day_all",
-                                       "watchers")})
+    return SignupConfig(**{f.name: values.get("signup", f.name, f.default) for f in fields(SignupConfig)})
 
 
 DEFAULT_PORTS = {"imap": {"ssl": 993, "starttls": 143, "plain": 143}, "smtp": {"ssl": 465, "starttls": 587, "plain": 25}}

@@ -41,6 +41,7 @@ from .services.table.service import GameService
 from .services.operations.heartbeat import FOREVER, ONCE, ONCE_EVERY, Heartbeat
 from .services.common.ledger import MailLedger, error_summary
 from .services.mail_in.mail_commands import MailCommands
+from .services.mail_in.signup_mail import SIGNUP_CHANGED, SIGNUP_INFO
 from .services.mail_in.refusals import RefusalDigest
 from .services.mail_out.outbox_process import OutboxProcess, shareable, tell_moderator_of_failures
 from .services.mail_out.relay import OutboxRelay, merge
@@ -48,7 +49,8 @@ from .services.table.robot_seats import MOST_SECONDS_A_PASS, RobotPlayers
 from .services.mail_in.screening import RATE_LIMIT, over_limit, why_ignored
 from .services.clock.timekeeper import Timekeeper
 
-KEPT = ("applied", "info", "away", "talk", "settings", "signup", "signup-info")  # outcomes whose mail goes to the processed folder; the rest to rejected
+# outcomes whose mail goes to the processed folder; the rest to rejected
+KEPT = ("applied", "info", "away", "talk", "settings", SIGNUP_CHANGED, SIGNUP_INFO)
 CLAIM_BATCH = 20  # mails claimed at once, then processed and moved out of the mailbox in one IMAP command
 RECONNECT_ERRORS = (IMAPClientError, OSError, socket.timeout, EOFError, DatabaseUnavailable)
 TRANSIENT_TRIES = 4  # tries at one mail while the database fails under it (0.5, 2 and 8 s apart)

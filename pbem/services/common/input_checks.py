@@ -1,7 +1,9 @@
-"""What people type in for a game, checked before it is kept: an address, a name, a seat named by address."""
+"""What people type in for a game, checked before it is kept: an address, a name, a seat named by address, a
+seat's secret word."""
 
 from __future__ import annotations
 
+import hmac
 import re
 from typing import Any, Iterable
 
@@ -50,6 +52,12 @@ def seat_with(seats: Iterable[Any], address: str) -> int | None:
     key = address.strip()
     key = key.lower() if key.isascii() else key
     return next((x.seat for x in seats if x.email == key), None)
+
+
+def proves_seat(secret: str, given: Iterable[str]) -> bool:
+    """Whether a mail that gave the secret words ``given`` may act for a seat whose word is ``secret`` (a seat
+    without one asks for none). Compared in constant time: a reply must not tell how much of a guess was right."""
+    return not secret or any(hmac.compare_digest(word.lower().encode(), secret.encode()) for word in given)
 
 
 def named_address(address: str) -> str:

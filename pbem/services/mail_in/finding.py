@@ -4,13 +4,13 @@ A mail that cannot be placed gets its refusal here."""
 
 from __future__ import annotations
 
-import hmac
 from email.message import EmailMessage
 
 from ...games import get_game
 from ...mail.message import decision, game_tag, references
 from ..common.errors import GameNotFound
 from ..common.game_info import GameInfo
+from ..common.input_checks import proves_seat
 from ..common.ledger import AskedDecision, MailLedger
 from ..mail_out.notices import with_names
 from ..table.service import GameService
@@ -85,7 +85,7 @@ class GameFinder:
         """Whether the mail has its seat's secret word among ``given``, when the game asks for one; else it is
         refused, saying why."""
         secret = next(p.secret for p in info.players if p.seat == report.seat)
-        if not secret or any(hmac.compare_digest(word.lower().encode(), secret.encode()) for word in given):
+        if proves_seat(secret, given):
             return True
         # The From line is easy to forge; the word is not. The seat's own address hears of it in its next
         # digest of refused mail, never once a forged mail (services.mail_in.refusals).

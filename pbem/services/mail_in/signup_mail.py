@@ -11,7 +11,6 @@ mail that changed something is recorded with its reply and its changes in one tr
 
 from __future__ import annotations
 
-import textwrap
 from typing import Callable
 
 from ...games import get_game, names as game_names
@@ -20,7 +19,7 @@ from ...store.models import InboundMail
 from ..common.ledger import MailLedger
 from ..mail_out.help_text import signup_lines
 from ..table.signup import Signup, SignupRefused, SignupResult
-from ..table.signup_words import SignupLine, SignupLineError, code_in, read_signup_line
+from ..table.signup_words import SignupLine, SignupLineError, code_in, read_signup_line, unbroken
 from .reply import MAX_LISTED, and_more
 from .report import LineReport, MailReport
 
@@ -31,9 +30,8 @@ MAX_LINES = 20  # signup lines one mail may have; a longer mail is refused whole
 
 
 def wrap(text: str, indent: str = "") -> str:
-    """``text`` at 72 columns, never broken inside a word: a command to copy stays whole ('new fifth-avenue')."""
-    return textwrap.fill(text, width=72, initial_indent=indent, subsequent_indent=indent + "  ",
-                         break_on_hyphens=False, break_long_words=False)
+    """``text`` at 72 columns, never broken inside a word (``signup_words.unbroken``)."""
+    return "\n".join(unbroken(text, indent, indent + "  "))
 
 
 def is_move(line: str) -> bool:

@@ -13,7 +13,6 @@ history credits each part to who played it (services.common.holders). Pure of ma
 from __future__ import annotations
 
 import hmac
-import textwrap
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -22,29 +21,24 @@ from sqlalchemy import delete, func
 from sqlmodel import Session, select
 
 from ...config import SignupConfig
+from ...limits import MAX_GAME_ID
 from ...games import get_game
 from ...store.models import Game, GameStatus, OutboxMail, Seat, SignupRequest, SignupSeat, SignupTable, Watcher
 from ...store.uow import UnitOfWork
 from ...words import listing, plural
 from ..common.deadlines import aware
 from ..common.errors import ServiceError
-from ..common.input_checks import checked_address
+from ..common.input_checks import checked_address, proves_seat
 from ..common.timing import Timing
 from ..mail_out import notices
 from .games import GameChanges, new_secret_word
-from .signup_words import SignupLine, TableInfo, code_hash, name_of, table_words
+from .signup_words import SignupLine, TableInfo, code_hash, name_of, table_words, unbroken
 
 CODE_DAYS = 2  # an unconfirmed request expires after this
 MAX_WAITING = 3  # requests of one address waiting for their code: a forger makes pbem mail a victim no more codes
 MAX_LISTED = 30  # tables and games the answer to 'games' lists, each
 OPEN, WAITING, STARTED, CLOSED = "open", "waiting", "started", "closed"  # a table's statuses
 DAY = timedelta(days=1)
-
-
-def _item(text: str) -> list[str]:
-    """An item of the answer to 'games', at 72 columns, never broken inside a word."""
-    return textwrap.wrap(text, 72, initial_indent="  ", subsequent_indent="    ", break_on_hyphens=False,
-                         break_long_words=False)
 
 
 class SignupRefused(ServiceError):
@@ -246,15 +240,11 @@ class Signup:
 
     def _resign(self, uow: UnitOfWork, s: Session, email: str, line: SignupLine, secrets: list[str],
                 result: SignupResult) -> str:
-        game = s.get(Game, line.number or 0) if 0 < (line.number or 0) < 2**31 else None
-        if game is None:
-            raise SignupRefused(line.line, f"there is no game {line.number}", "'games' lists the running games")
-        if game.status not in (GameStatus.ACTIVE, GameStatus.PAUSED):
-            raise SignupRefused(line.line, f"game {game.id} is {game.status}", "nothing to resign from")
+        game = self._running(s, line.number or 0, line.line, "nothing to resign from")
         seat = s.exec(select(Seat).where(Seat.game_id == game.id, Seat.email == email)).first()
         if seat is None:
             raise SignupRefused(line.line, f"you do not play in game {game.id}", "resign N names a game you play in")
-        if seat.secret and not any(hmac.compare_digest(word.lower().encode(), seat.secret.encode()) for word in secrets):
+        if not proves_seat(seat.secret, secrets):
             raise SignupRefused(line.line, f"game {game.id} asks for your seat's secret word in every mail",
                                 "add the line 'secret WORD' with the word of your game mails")
         self.games.replace_player(game.id, email, "robot", reason="", moderator=self.moderator, uow=uow, by=email,
@@ -287,7 +277,7 @@ class Signup:
         for table in tables:
             seats = self._seats(s, table.id or 0)
             taken = listing([seat.name for seat in seats]) if seats else "nobody yet"
-            lines += _item(f"table {table.id}: {table_words(table)}; seated: {taken}; "
+            lines += unbroken(f"table {table.id}: {table_words(table)}; seated: {taken}; "
                            f"{plural(table.seats - len(seats), 'seat')} free")
         if not tables:
             lines.append("  none now" + ("; open one with 'new fifth-avenue' or 'new manhattan'"
@@ -297,7 +287,7 @@ class Signup:
         lines += ["", "Running games (follow one with 'watch N'):"]
         for game in games:
             names = [seat.name for seat in s.exec(select(Seat).where(Seat.game_id == game.id).order_by(Seat.seat))]
-            lines += _item(f"game {game.id}: {get_game(game.kind).TITLE}, {listing(names)}")
+            lines += unbroken(f"game {game.id}: {get_game(game.kind).TITLE}, {listing(names)}")
         if not games:
             lines.append("  none now")
         return lines
@@ -328,7 +318,7 @@ class Signup:
                                 "in a day", "try again tomorrow, or join an open table")
 
     def _table(self, s: Session, table_id: int, line: str) -> SignupTable:
-        table = s.get(SignupTable, table_id) if 0 < table_id < 2**31 else None
+        table = s.get(SignupTable, table_id) if 0 < table_id <= MAX_GAME_ID else None
         if table is None:
             raise SignupRefused(line, f"there is no table {table_id}", "'games' lists the open tables")
         return table
@@ -349,13 +339,18 @@ class Signup:
             raise SignupRefused(line, f"table {table.id} is full", "'games' lists the open tables")
         return table
 
-    def _watchable(self, s: Session, email: str, game_id: int, line: str) -> Game:
-        game = s.get(Game, game_id) if 0 < game_id < 2**31 else None
+    @staticmethod
+    def _running(s: Session, game_id: int, line: str, instead: str) -> Game:
+        """Game ``game_id``, which must be running (or paused); ``instead`` says what to do when it is over."""
+        game = s.get(Game, game_id) if 0 < game_id <= MAX_GAME_ID else None
         if game is None:
             raise SignupRefused(line, f"there is no game {game_id}", "'games' lists the running games")
         if game.status not in (GameStatus.ACTIVE, GameStatus.PAUSED):
-            raise SignupRefused(line, f"game {game_id} is {game.status}",
-                                "the archive shows every finished game; 'games' lists the running ones")
+            raise SignupRefused(line, f"game {game_id} is {game.status}", instead)
+        return game
+
+    def _watchable(self, s: Session, email: str, game_id: int, line: str) -> Game:
+        game = self._running(s, game_id, line, "the archive shows every finished game; 'games' lists the running ones")
         if s.exec(select(Seat.id).where(Seat.game_id == game_id, Seat.email == email)).first():
             raise SignupRefused(line, f"you play in game {game_id}", "its mails come to you already")
         if s.exec(select(Watcher.id).where(Watcher.game_id == game_id, Watcher.email == email)).first():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import textwrap
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -18,7 +19,8 @@ from ...timespans import TimingError, format_duration, parse_duration
 from ..common.timing import Timing
 
 WORDS = ("games", "new", "join", "leave", "start", "watch", "unwatch", "resign", "confirm")
-CODE = re.compile(r"\b([a-z]{3,9}-[a-z]{3,9})\b")  # a code as services.table.signup makes it: two words
+_CODE = r"[a-z]{3,9}-[a-z]{3,9}"  # a code as services.table.signup makes it: two words
+CODE = re.compile(rf"\b({_CODE})\b")
 MAX_DEADLINE_DAYS = 30
 
 
@@ -169,8 +171,8 @@ def read_signup_line(line: str) -> SignupLine | None:
 
 def code_in(text: str) -> str:
     """A confirmation code in ``text`` (a subject that answers our mail), or ""."""
-    found = re.search(r"\bconfirm\b[^a-z]*code\s+([a-z]{3,9}-[a-z]{3,9})", text.lower()) or \
-        re.search(r"\bcode\s+([a-z]{3,9}-[a-z]{3,9})\b", text.lower())
+    found = re.search(rf"\bconfirm\b[^a-z]*code\s+({_CODE})", text.lower()) or \
+        re.search(rf"\bcode\s+({_CODE})\b", text.lower())
     return found.group(1) if found else ""
 
 
@@ -185,6 +187,13 @@ class TableInfo:
     game_id: int | None
     created_at: datetime
     seated: list[tuple[str, str]]  # (name, address)
+
+
+def unbroken(text: str, indent: str = "  ", hang: str = "    ") -> list[str]:
+    """``text`` in lines of 72 columns, never broken inside a word: a command to copy stays whole
+    ('new fifth-avenue')."""
+    return textwrap.wrap(text, 72, initial_indent=indent, subsequent_indent=hang, break_on_hyphens=False,
+                         break_long_words=False)
 
 
 def code_hash(code: str) -> str:
@@ -209,4 +218,4 @@ def table_words(table: Any) -> str:
 
 
 __all__ = ["CODE", "WORDS", "SignupLine", "SignupLineError", "TableInfo", "code_hash", "code_in", "kind_of", "name_of",
-           "read_signup_line", "table_words"]
+           "read_signup_line", "table_words", "unbroken"]
