@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import date, timedelta
+from datetime import timedelta
 from email.message import EmailMessage
 from email.utils import make_msgid
 

@@ -39,7 +39,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from PIL import Image
 
 from pbem.games.fifth_avenue.board import CENTRAL_PARK, CITY_HALL, Board, load_board
 
