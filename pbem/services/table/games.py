@@ -580,7 +580,7 @@ class GameChanges(GameReader):
         info.recent = list(s.exec(select(Event).where(Event.game_id == info.id, Event.seq > first)
                                   .order_by(Event.seq)).all())
         if info.over:
-            info.holders = _holders_said(s, info.id)
+            info.holders = _holders_said(s, info)
 
     def told(self, s: Session, info: GameInfo, seats: set[int]) -> None:
         """The players at ``seats`` were just mailed everything up to the game's newest event."""
@@ -636,12 +636,9 @@ class GameChanges(GameReader):
         return state
 
 
-def _holders_said(s: Session, game_id: int) -> dict[int, str]:
+def _holders_said(s: Session, info: GameInfo) -> dict[int, str]:
     """Each seat the moderator gave to somebody else during the game, with who held it in order: "Bob, then
     robot" (a robot covering a late player for a while hands the seat back, and is not named here)."""
-    handed = s.exec(select(Event).where(Event.game_id == game_id, Event.kind == "replace_player")).all()
-    if not handed:
-        return {}
-    seats = s.exec(select(Seat).where(Seat.game_id == game_id)).all()
+    handed = s.exec(select(Event).where(Event.game_id == info.id, Event.kind == "replace_player")).all()
     return {seat: ", then ".join(dict.fromkeys("robot" if h.is_robot else h.name for h in held))
-            for seat, held in seat_holders(handed, seats).items() if len(held) > 1}
+            for seat, held in seat_holders(handed, info.players).items() if len(held) > 1} if handed else {}
