@@ -12,11 +12,14 @@ import pytest
 from sqlmodel import Session, select
 
 from pbem.adapters.outbox_sender import build_message
+from pbem.config import MailConfig, ServerConfig
 from pbem.render.text import SAID
 from pbem.services.table.service import GameService
 from pbem.services.mail_in.applying import SETTINGS_AN_HOUR
 from pbem.services.mail_in.mail_commands import MailCommands
+from pbem.services.mail_out import relay as relay_module
 from pbem.services.mail_out.moderator_mail import MODERATOR_MAILS_AN_HOUR, release
+from pbem.services.mail_out.relay import OutboxRelay
 from pbem.services.table.table_talk import MAX_TALK, TALK_AN_HOUR
 from pbem.store.models import Event, InboundMail, OutboxMail, OutboxStatus
 from pbem.services.mail_out import notices
@@ -286,3 +289,41 @@ def test_the_moderator_gets_at_most_so_many_mails_an_hour_and_one_digest(db_engi
     assert release(db_engine, clock(), "example.org") == 1
     assert [m.subject for m in outbox(db_engine) if m.status == OutboxStatus.QUEUED] == [
         "[pbem] moderator: notice 200"]
+
+
+def test_what_the_moderator_gets_does_not_depend_on_the_machines_speed(db_engine, clock, smtp_server, mailboxes,
+                                                                      monkeypatch) -> None:
+    """Issue 40: the relay looked at the moderator's held mails every 5 s of the machine's own clock, so a pass
+    that a busy machine made slow let them go in more, smaller rounds: the hour filled with mails sent alone and
+    the rest waited an hour for their digest, where a quick machine sent one digest at once. It looks by the
+    service's clock now: a pass whose clock stands still sends the same mails, however long it takes."""
+
+    class SlowMachine:  # each look at the machine's clock finds a minute gone
+        seconds = 0.0
+
+        @classmethod
+        def monotonic(cls) -> float:
+            cls.seconds += 60.0
+            return cls.seconds
+
+    monkeypatch.setattr(relay_module, "time", SlowMachine)
+    smtp = ServerConfig("127.0.0.1", smtp_server.port, "plain")
+    moderator = mailboxes.address("dee")
+    relay = OutboxRelay(db_engine, MailConfig(imap=smtp, smtp=smtp, game_address=mailboxes.address("game"),
+                                              moderator=moderator), clock=clock)
+    try:
+        for burst in range(5):  # a pass of five mails, each making five notices, each mail answered before the next
+            with Session(db_engine) as s:
+                s.add_all(notices.to_moderator(moderator, f"notice {burst}.{n}", ["Something happened."],
+                                               lambda: make_msgid(domain="example.org"), clock()) for n in range(5))
+                s.commit()
+            relay.send_now()
+        relay.send_now(moderator=True)  # the end of the pass
+    finally:
+        relay.close()
+    mails = outbox(db_engine)
+    assert not [m for m in mails if m.status == OutboxStatus.HELD]  # nothing left for the next hour
+    sent = [m for m in mails if m.status == OutboxStatus.SENT]
+    # The first five went at the pass's first round; of the twenty after it, 14 alone and 6 in one digest.
+    assert len(sent) == MODERATOR_MAILS_AN_HOUR and sent[-1].subject.endswith("6 notices in one mail")
+    assert len(mailboxes.wait_for("dee", MODERATOR_MAILS_AN_HOUR)) == MODERATOR_MAILS_AN_HOUR

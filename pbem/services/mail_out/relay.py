@@ -27,7 +27,7 @@ import asyncio
 import threading
 import time
 import traceback
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Callable
 
 from sqlalchemy import Engine
@@ -37,7 +37,8 @@ from ...config import MailConfig
 from .moderator_mail import release as release_to_moderator
 
 
-RELEASE_EVERY = 5.0  # seconds between two looks at the moderator's held mails
+RELEASE_EVERY = timedelta(seconds=5)  # between two looks at the moderator's held mails, on the service's clock:
+# what the moderator gets then depends on the time the mails carry, never on how fast this machine got through them
 
 
 def merge(total: SendReport, more: SendReport) -> None:
@@ -67,7 +68,8 @@ class OutboxRelay:
         self._served = 0  # the wake() calls that a completed round had seen when it began
         self._stopping = False
         self._report = SendReport()  # what the thread sent since the last take_report()
-        self._release_after = 0.0  # when the moderator's held mails are looked at again (services.mail_out.moderator_mail)
+        self._release_after: datetime | None = None  # when the moderator's held mails are looked at again
+        # (services.mail_out.moderator_mail); None: at the next round
 
     @property
     def running(self) -> bool:
@@ -85,7 +87,7 @@ class OutboxRelay:
         whenever they were last looked at (else at most every RELEASE_EVERY seconds)."""
         assert not self.running, "the relay's thread sends; wake() it instead"
         if moderator:
-            self._release_after = 0.0
+            self._release_after = None
         return self._send()
 
     def close(self) -> None:
@@ -174,9 +176,10 @@ class OutboxRelay:
     def _send_round(self) -> SendReport:
         # The moderator's held mails first: those the hour has room for go out in this round. Looked at every few
         # seconds, not in every round (a round follows each mail the worker reads): notices are not that urgent.
-        if time.monotonic() >= self._release_after:
-            release_to_moderator(self.engine, self.clock(), self.mail.game_address.rpartition("@")[2] or "pbem.invalid")
-            self._release_after = time.monotonic() + RELEASE_EVERY
+        now = self.clock()
+        if self._release_after is None or now >= self._release_after:
+            release_to_moderator(self.engine, now, self.mail.game_address.rpartition("@")[2] or "pbem.invalid")
+            self._release_after = now + RELEASE_EVERY
         if self._runner is None:
             self._runner = asyncio.Runner()
             # send_now() keeps one connection, so a --once pass stays one sequence of steps.
