@@ -59,6 +59,8 @@ HELD_RECHECK = 5.0  # seconds: how soon a pass that left mails to another worker
 # claims are freed by the next pass of a worker on its host, and no new mail may come to start one)
 ROBOTS_AFTER_A_MAIL = 2.0  # seconds the robots of a game may decide after a person's mail to it, before the next
 # mail is read: a quick robot takes milliseconds, a searching one up to 2 s a decision (docs/robots.md)
+RENEW_IDLE = 240.0  # seconds: an IDLE is ended and begun again this often (servers drop one after 30 minutes
+# at the earliest, RFC 2177), so a long poll interval still looks at the mailbox every few minutes
 SET_ASIDE_NOTICES = 10  # notices an hour to the moderator of mails set aside; beyond that they are only recorded
 
 
@@ -125,7 +127,7 @@ class MailWorker:
             self.relay.close()
         return report
 
-    def run_forever(self, stop: Callable[[], bool], *, renew: float = 240.0) -> None:
+    def run_forever(self, stop: Callable[[], bool], *, renew: float = RENEW_IDLE) -> None:
         """Serve the mailbox until ``stop()``: IDLE between passes (renewed every few minutes), reconnecting
         with backoff when the server or the connection fails. The current mail is always finished.
 

@@ -39,6 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
+from .waiting import HANG, NeverHappened, wait_until
+
 if TYPE_CHECKING:
     from imapclient import IMAPClient
 
@@ -94,7 +96,7 @@ class Dovecot:
     maildirs in its own temp directory. Users log in with their bare name (``ann``);
     LMTP and SMTP recipients are ``ann@<domain>`` (the domain is dropped)."""
 
-    def __init__(self, host: str = "127.0.0.1", domain: str = DEFAULT_DOMAIN, start_timeout: float = 10.0) -> None:
+    def __init__(self, host: str = "127.0.0.1", domain: str = DEFAULT_DOMAIN, start_timeout: float = HANG) -> None:
         self.host = host
         self.domain = domain
         self.start_timeout = start_timeout
@@ -171,26 +173,24 @@ class Dovecot:
         if existed and self.running:
             self._wait_for_login(name, password)
 
-    def _wait_for_login(self, name: str, password: str, timeout: float = 5.0) -> None:
+    def _wait_for_login(self, name: str, password: str) -> None:
         import imaplib
 
-        deadline = time.monotonic() + timeout
-        while True:
-            connection = imaplib.IMAP4(self.host, self.imap_port, timeout=timeout)
+        def logs_in() -> bool:
+            connection = imaplib.IMAP4(self.host, self.imap_port, timeout=HANG)
             try:
                 connection.login(name, password)
             except imaplib.IMAP4.error:
                 connection.shutdown()
-                if time.monotonic() > deadline:
-                    raise DovecotError(f"the new password of {name!r} still fails after {timeout} s") from None
-                time.sleep(0.1)
-                continue
+                return False
             connection.logout()
-            return
+            return True
+
+        wait_until(logs_in, f"the new password of {name!r} works", every=0.1)
 
     # -- IMAP convenience -----------------------------------------------------------
 
-    def imap(self, user: str, timeout: float = 10.0) -> IMAPClient:
+    def imap(self, user: str, timeout: float = 60.0) -> IMAPClient:
         """A logged-in IMAP connection for ``user`` (plain, loopback). Close it with
         ``logout()`` or use it as a context manager."""
         from imapclient import IMAPClient, SocketTimeout
@@ -502,7 +502,7 @@ class SmtpToLmtp:
                 _ForwardingHandler(self),
                 hostname=self.host,
                 port=self.port,
-                ready_timeout=10,
+                ready_timeout=HANG,
                 server_hostname="smtp.pbem.test",
                 enable_SMTPUTF8=True,
             )
@@ -533,7 +533,7 @@ class SmtpToLmtp:
 
     def _lmtp_check_recipient(self, address: str) -> tuple[int, str]:
         try:
-            with smtplib.LMTP(self.lmtp_host, self.lmtp_port, timeout=10) as lmtp:
+            with smtplib.LMTP(self.lmtp_host, self.lmtp_port, timeout=60) as lmtp:
                 lmtp.ehlo_or_helo_if_needed()
                 code, message = lmtp.mail("")
                 if code != 250:
@@ -549,7 +549,7 @@ class SmtpToLmtp:
         gives one per recipient); returns each recipient's (code, message)."""
         results: dict[str, tuple[int, str]] = {}
         try:
-            with smtplib.LMTP(self.lmtp_host, self.lmtp_port, timeout=30) as lmtp:
+            with smtplib.LMTP(self.lmtp_host, self.lmtp_port, timeout=60) as lmtp:
                 for rcpt in rcpt_tos:
                     try:
                         lmtp.sendmail(mail_from, [rcpt], data)
@@ -597,17 +597,19 @@ class Mailboxes:
             fetched = client.fetch(uids, [b"BODY.PEEK[]"])
             return [fetched[uid][b"BODY[]"] for uid in uids]
 
-    def wait_for(self, user: str, count: int = 1, folder: str = "INBOX", timeout: float = 5.0) -> list[bytes]:
+    def wait_for(self, user: str, count: int = 1, folder: str = "INBOX", timeout: float = HANG) -> list[bytes]:
         """Poll until ``folder`` holds at least ``count`` messages; return them all."""
-        deadline = time.monotonic() + timeout
-        while True:
-            found = self.messages(user, folder)
-            if len(found) >= count:
-                return found
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{user}'s {folder} has {len(found)} message{'' if len(found) == 1 else 's'} after "
-                                     f"{timeout} s, expected {count}")
-            time.sleep(0.05)
+        found: list[bytes] = []
+
+        def arrived() -> bool:
+            found[:] = self.messages(user, folder)
+            return len(found) >= count
+
+        try:
+            wait_until(arrived, f"{user}'s {folder} to hold {count} messages", timeout=timeout)
+        except NeverHappened as exc:
+            raise NeverHappened(f"{exc} (it holds {len(found)})") from None
+        return found
 
     def empty(self) -> None:
         self.dovecot.empty_mailboxes()

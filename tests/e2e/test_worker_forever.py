@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import time
 
 from test_worker_mail import GAME, reply_like_a_client, send, wait_for_inbox  # noqa: I001
 
@@ -12,16 +11,9 @@ from pbem.demo.players import listed_commands
 
 from pbem.services.table.service import GameService
 from pbem.store.db import make_engine, upgrade
+from pbem.worker import RENEW_IDLE
+from pbem_testing.waiting import HANG, wait_until
 from pbem_testing.workers import worker_env
-
-
-def wait_until(predicate, timeout: float) -> float:
-    start = time.monotonic()
-    while time.monotonic() - start < timeout:
-        if predicate():
-            return time.monotonic() - start
-        time.sleep(0.1)
-    raise AssertionError(f"nothing happened in {timeout} s")
 
 
 def answer(dovecot, smtp_server, games: GameService, email: str) -> None:
@@ -39,24 +31,24 @@ def test_worker_idles_reconnects_and_stops_cleanly(dovecot, smtp_server, mailbox
     upgrade(engine)
     games = GameService(engine, mail_domain="example.test")
     games.create_game("fifth-avenue", [("Ann", "ann@example.test"), ("Bob", "bob@example.test")], seed=5)
-    env = worker_env(url, tmp_path, dovecot, smtp_server.port, GAME, 60)
+    # The poll interval is an hour and an IDLE is renewed every RENEW_IDLE seconds, longer than any wait below:
+    # only IDLE can wake the worker in time, so an answer at all means IDLE woke it (no clock is read).
+    assert RENEW_IDLE > HANG
+    env = worker_env(url, tmp_path, dovecot, smtp_server.port, GAME, 3600)
     worker = subprocess.Popen(["pbem", "worker"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        wait_until(lambda: len(wait_for_inbox(dovecot, "ann", 1, timeout=0)) == 1, 15)  # the opening mails
-        # The poll interval is a minute: an answer within seconds means IDLE woke the worker.
+        wait_until(lambda: len(wait_for_inbox(dovecot, "ann", 1, timeout=0)) == 1, "the opening mails")
         answer(dovecot, smtp_server, games, "ann@example.test")
-        latency = wait_until(lambda: games.get(1).state.moves == 1, 10)
-        assert latency < 10
+        wait_until(lambda: games.get(1).state.moves == 1, "IDLE wakes the worker for Ann's move")
         # Drop the worker's IMAP connection in the middle of IDLE: it must reconnect and go on.
         kicked = subprocess.run(["doveadm", "-c", str(dovecot.directory / "dovecot.conf"), "kick", "game"],
-                                capture_output=True, text=True, timeout=20)
+                                capture_output=True, text=True, timeout=HANG)
         assert kicked.returncode == 0, kicked.stderr
-        time.sleep(0.5)
         answer(dovecot, smtp_server, games, games.get(1).players[games.get(1).state.current_player()].email)
-        wait_until(lambda: games.get(1).state.moves == 2, 30)
+        wait_until(lambda: games.get(1).state.moves == 2, "the worker reconnects and applies the next move")
     finally:
         worker.send_signal(signal.SIGTERM)
-        output, _ = worker.communicate(timeout=30)
+        output, _ = worker.communicate(timeout=HANG)
     assert worker.returncode == 0, output
     assert "SIGTERM: finishing the current mail" in output and output.rstrip().endswith("stopped")
     assert "reconnecting" in output

@@ -12,7 +12,6 @@ import asyncio
 import os
 import re
 import subprocess
-import time
 from email.message import EmailMessage
 from email.parser import BytesParser
 from email import policy
@@ -32,6 +31,7 @@ from pbem.services.offline.simulate import choose
 from pbem.worker import MailWorker
 from pbem.store.db import make_engine
 from pbem.store.models import InboundMail
+from pbem_testing.waiting import HANG, NeverHappened, wait_until
 
 GAME = "game@example.test"
 PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test"), ("Cy", "cy@example.test")]
@@ -83,13 +83,20 @@ def send(smtp_server, message: EmailMessage) -> None:
     asyncio.run(aiosmtplib.send(message, hostname="127.0.0.1", port=smtp_server.port))
 
 
-def wait_for_inbox(dovecot, user: str, count: int, timeout: float = 5) -> list[EmailMessage]:
-    deadline = time.monotonic() + timeout
-    while True:
-        mails = inbox(dovecot, user)
-        if len(mails) >= count or time.monotonic() > deadline:
-            return mails
-        time.sleep(0.05)
+def wait_for_inbox(dovecot, user: str, count: int, timeout: float = HANG) -> list[EmailMessage]:
+    """``user``'s INBOX once it holds ``count`` mails, or as it is after ``timeout`` (the caller's assertion then
+    says what is missing)."""
+    mails: list[EmailMessage] = []
+
+    def arrived() -> bool:
+        mails[:] = inbox(dovecot, user)
+        return len(mails) >= count
+
+    try:
+        wait_until(arrived, f"{count} mails for {user}", timeout=timeout)
+    except NeverHappened:
+        pass
+    return mails
 
 
 def test_players_play_by_real_mail(dovecot, smtp_server, mail_config, database_url: str) -> None:
@@ -226,7 +233,7 @@ def test_a_complete_game_entirely_by_mail(kind, players, seed, database, request
             seat = info.state.current_player()
             key, _ = rules.decision_context(info.state)
             robot, sender = robots[seat], f"{seats[seat][0]} <{seats[seat][1]}>"
-            asked = robot.request(info.state.moves, timeout=10)  # in this player's own inbox, or it gives up
+            asked = robot.request(info.state.moves, timeout=HANG)  # in this player's own inbox, or it gives up
             old = first_of_context.get(seat)
             if old is not None and old[1] != key and len(played) % 5 == 2:
                 robot.send(reply_like_a_client(old[0], sender, listed_commands(text_of(old[0]))[0]), GAME)

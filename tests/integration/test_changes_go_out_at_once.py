@@ -35,6 +35,7 @@ from pbem.services.table.service import GameService
 from pbem.store.db import make_engine
 from pbem.store.models import OutboxMail, OutboxStatus, utcnow
 from pbem_testing.mailservers import free_port
+from pbem_testing.waiting import HANG, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME = "game@example.test"
@@ -52,7 +53,7 @@ def _mail_env(imap_port: int, smtp_port: int) -> dict[str, str]:
     return dict(PBEM_IMAP_HOST="127.0.0.1", PBEM_IMAP_PORT=str(imap_port), PBEM_IMAP_SECURITY="plain",
                 PBEM_IMAP_USER="game", PBEM_IMAP_PASSWORD="secret", PBEM_SMTP_HOST="127.0.0.1",
                 PBEM_SMTP_PORT=str(smtp_port), PBEM_SMTP_SECURITY="plain", PBEM_GAME_ADDRESS=GAME,
-                PBEM_POLL_INTERVAL="60")
+                PBEM_POLL_INTERVAL="3600")  # longer than any test: the worker's relay sends only when woken
 
 
 def _rows(engine, game_id: int = 1, after: int = 0) -> list[OutboxMail]:
@@ -63,14 +64,6 @@ def _rows(engine, game_id: int = 1, after: int = 0) -> list[OutboxMail]:
 
 def _message_id(data: bytes) -> str:
     return str(BytesParser(policy=policy.default).parsebytes(data, headersonly=True)["Message-ID"]).strip()
-
-
-def _wait_until(predicate, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: not after {timeout} s")
-        time.sleep(0.01)
 
 
 def _accepted(smtp_server, ids: set[str]) -> list:
@@ -90,11 +83,11 @@ def _run_pbem(args: list[str], env: dict[str, str], cwd: Path, *, warm: bool) ->
     else:
         process = subprocess.Popen([sys.executable, "-c", _WARM, *args], env=env, cwd=cwd, stdin=subprocess.PIPE,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        assert process.stdout.readline() == "ready\n", process.communicate(timeout=60)
+        assert process.stdout.readline() == "ready\n", process.communicate(timeout=HANG)
         start = time.monotonic()
         process.stdin.write("go\n")
         process.stdin.flush()
-    out, err = process.communicate(timeout=60)
+    out, err = process.communicate(timeout=HANG)
     assert process.returncode == 0, err
     return start, process.pid, out, err
 
@@ -113,7 +106,8 @@ def test_a_change_reaches_every_player_at_once_while_a_worker_runs(database_url,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         opening = {r.message_id for r in _rows(engine)}
-        _wait_until(lambda: len(_accepted(smtp_server, opening)) == len(PLAYERS), 60, "the worker sends the opening")
+        wait_until(lambda: len(_accepted(smtp_server, opening)) == len(PLAYERS), "the worker sends the opening",
+                   every=0.01)
         first, commands = next(iter(games.legal(1)[1].items()))
         pause = (["game", "pause", "1", "--reason", "Ann is moving house"], "Game 1 is paused.")
         resume = (["game", "resume", "1"], "Game 1 is active.")
@@ -130,7 +124,7 @@ def test_a_change_reaches_every_player_at_once_while_a_worker_runs(database_url,
             queued = {r.message_id for r in rows}
             if name != "play":  # the moderator's own changes are told to every player
                 assert sorted(r.recipient for r in rows) == sorted(email for _, email in PLAYERS)
-            _wait_until(lambda: len(_accepted(smtp_server, queued)) >= len(queued), 90, f"the mails of {name}")
+            wait_until(lambda: len(_accepted(smtp_server, queued)) >= len(queued), f"the mails of {name}", every=0.01)
             delays.append((name, warm, max(m.accepted_at for m in _accepted(smtp_server, queued)) - start))
             # Each row was claimed by one sender: the command (under its pid), or the worker's relay when one of
             # its rounds came between the command's commit and its claim.
@@ -142,15 +136,15 @@ def test_a_change_reaches_every_player_at_once_while_a_worker_runs(database_url,
         print(f"\n{database_url.split(':')[0]}: from the command's start to the last player's mail at the SMTP server: "
               + ", ".join(f"{name} {'(pbem imported) ' if warm else '(new process) '}{delay:.2f} s"
                           for name, warm, delay in delays) + f"; sent by the command: {by_command} of {len(changes)}")
-        # The relay sends by itself only every minute, and once 10 s after its last mail (then it closes its
-        # connection): in these seconds one round at most, which may take one change's mails first.
-        assert by_command >= len(changes) - 1, by_command
+        # The worker's relay sends when the worker wakes it (a mail read, a robot's move, a deadline: none here) and
+        # at its interval (an hour): every change's mails were the command's to send, however slow the machine.
+        assert by_command == len(changes), by_command
         # How soon (the aim: 2 s) is bench/changes_out.py's to measure, not a test's to assert: a test's
         # timing says as much about the machine's load as about pbem. What makes it soon is asserted above: the
         # command sent its mails itself, with no wait for the worker's minute.
     finally:
         worker.send_signal(signal.SIGTERM)  # the relay's last round (stop() drains): another chance to send twice
-        log, _ = worker.communicate(timeout=60)
+        log, _ = worker.communicate(timeout=HANG)
     assert worker.returncode == 0, log
     rows = _rows(engine)
     assert {r.status for r in rows} == {OutboxStatus.SENT}
@@ -203,13 +197,10 @@ def test_with_the_smtp_server_down_the_mail_waits_for_the_worker(database_url, d
     before = max(r.id for r in _rows(engine))
     closed = free_port()  # nobody listens there
     env = {"PBEM_CONFIG": os.devnull, **_mail_env(dovecot.imap_port, closed)}
-    start = time.monotonic()
     result = CliRunner().invoke(app, ["--db", database_url, "game", "pause", "1"], env=env)
-    took = time.monotonic() - start
     assert result.exit_code == 0, result.output
     assert result.stdout == "Game 1 is paused.\n"
     assert result.stderr.startswith("mail queued; the worker will send it (") and len(result.stderr.splitlines()) == 1
-    assert took < 5, took  # a refused connection is known at once: no waiting for a timeout per mail
     rows = _rows(engine, after=before)
     assert len(rows) == len(PLAYERS)
     assert all(r.status == OutboxStatus.QUEUED and r.attempts == 1 and r.last_error for r in rows), rows

@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 
@@ -16,6 +15,7 @@ from pbem.config import MailConfig, ServerConfig
 from pbem.services.table.service import GameService
 from pbem.services.mail_out.outbox_process import OutboxProcess, shareable
 from pbem.store.db import make_engine
+from pbem_testing.waiting import NeverHappened, wait_until
 from pbem_testing.workers import unsent_mails
 
 PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test")]
@@ -44,11 +44,8 @@ def sqlite_db(tmp_path, sqlite_template):
     engine.dispose()
 
 
-def _wait(condition, limit: float = 30.0) -> None:
-    deadline = time.monotonic() + limit
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
+def _wait(condition) -> None:
+    wait_until(condition, "the outbox process", every=0.02)
 
 
 def test_it_sends_what_is_queued_when_woken_and_reports_it(db_engine, smtp_server, mailboxes) -> None:
@@ -123,22 +120,15 @@ def test_the_process_ends_when_its_worker_is_killed(tmp_path) -> None:
     child = int(parent.stdout.readline())
     parent.kill()
     parent.wait()
-    deadline = time.monotonic() + 3  # at once on Linux (the kernel kills it); elsewhere within PARENT_CHECK
-    while time.monotonic() < deadline:
-        try:
-            os.kill(child, 0)
-        except ProcessLookupError:
-            break
-        if _reaped(child):
-            break
-        time.sleep(0.1)
-    else:
+    try:  # at once on Linux (the kernel kills it); elsewhere within PARENT_CHECK
+        wait_until(lambda: _reaped(child), "the outbox process ends with its killed worker", every=0.1)
+    except NeverHappened:
         os.kill(child, signal.SIGKILL)
-        pytest.fail("the outbox process outlived its killed worker by 3 s")
+        raise
 
 
 def _reaped(pid: int) -> bool:
-    """A zombie (ended, its parent dead and not yet reaped by init) counts as ended."""
+    """Ended: gone, or a zombie (ended, its parent dead and not yet reaped by init)."""
     try:
         with open(f"/proc/{pid}/stat") as stat:
             return stat.read().rpartition(")")[2].split()[0] == "Z"

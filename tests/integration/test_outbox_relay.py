@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import time
-
 from pbem.config import MailConfig, ServerConfig
 from pbem.services.table.service import GameService
 from pbem.services.mail_out.relay import OutboxRelay
 from pbem.store.models import utcnow
+from pbem_testing.waiting import HANG, wait_until
 
 PLAYERS = [("Ann", "ann@example.test"), ("Bob", "bob@example.test")]
 
@@ -23,7 +22,7 @@ def _drained(db_engine, smtp_server) -> OutboxRelay:
     relay = _relay(db_engine, smtp_server, interval=600, parallel=3)
     relay.start()
     try:
-        assert relay.drain(30)
+        assert relay.drain(HANG)
     finally:
         relay.stop()
     return relay
@@ -35,14 +34,12 @@ def test_the_relay_sends_what_is_queued_while_it_runs(db_engine, smtp_server, ma
     relay = _relay(db_engine, smtp_server, interval=600)
     relay.start()
     try:
-        assert relay.drain(10)  # what was queued before it started
+        assert relay.drain(HANG)  # what was queued before it started
         assert len(relay.take_report().sent) == 2
         games.create_game("fifth-avenue", PLAYERS, seed=2)
         relay.wake()
-        deadline = time.monotonic() + 10
-        while len(smtp_server.messages) < 4 and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert len(smtp_server.messages) == 4  # woken, not after the 600 s interval
+        wait_until(lambda: len(smtp_server.messages) >= 4, "the woken relay sends the new game's mails")
+        assert len(smtp_server.messages) == 4  # woken: the interval (600 s) is longer than any wait
     finally:
         relay.stop()
     assert not relay.running
@@ -62,11 +59,8 @@ def test_an_idle_relay_closes_its_connection(db_engine, smtp_server, mailboxes) 
     relay = _relay(db_engine, smtp_server, interval=600, idle=0.3)
     relay.start()
     try:
-        assert relay.drain(10)
-        deadline = time.monotonic() + 10
-        while relay.connected and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not relay.connected  # no SMTP connection held while nothing happens
+        assert relay.drain(HANG)
+        wait_until(lambda: not relay.connected, "the idle relay closes its SMTP connection")
     finally:
         relay.stop()
 
