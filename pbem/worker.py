@@ -32,7 +32,7 @@ from .config import ArchiveConfig, MailConfig, SignupConfig
 from .mail.message import is_bounce, ledger_key, sender, subject
 from .mail.text import read_message
 from .words import plural
-from .store.db import DatabaseUnavailable, is_transient
+from .store.db import TRANSIENT_DELAY, TRANSIENT_TRIES, DatabaseUnavailable, is_transient, patiently
 from .store.models import InboundMail, OutboxMail, utcnow
 from .store.uow import reading
 from .services.mail_out import notices
@@ -53,8 +53,6 @@ from .services.clock.timekeeper import Timekeeper
 KEPT = ("applied", "info", "away", "talk", "settings", SIGNUP_CHANGED, SIGNUP_INFO)
 CLAIM_BATCH = 20  # mails claimed at once, then processed and moved out of the mailbox in one IMAP command
 RECONNECT_ERRORS = (IMAPClientError, OSError, socket.timeout, EOFError, DatabaseUnavailable)
-TRANSIENT_TRIES = 4  # tries at one mail while the database fails under it (0.5, 2 and 8 s apart)
-TRANSIENT_DELAY = 0.5
 HELD_RECHECK = 5.0  # seconds: how soon a pass that left mails to another worker looks again (a dead one's
 # claims are freed by the next pass of a worker on its host, and no new mail may come to start one)
 ROBOTS_AFTER_A_MAIL = 2.0  # seconds the robots of a game may decide after a person's mail to it, before the next
@@ -145,7 +143,17 @@ class MailWorker:
             self.sender.stop()
             self._log_sent(self.sender.take_report())
             self.sender = None
-            self.heartbeat.beat(stopped=True)
+            self._last_beat()
+
+    def _last_beat(self) -> None:
+        """Write that this worker stopped. A database that keeps failing meanwhile does not make a clean stop a
+        failure: the beat is only missing, and ``pbem status`` reads the worker as silent, then gone."""
+        try:
+            patiently(lambda: self.heartbeat.beat(stopped=True), what="the last heartbeat", log=self.log)
+        except Exception as exc:
+            if not is_transient(exc):
+                raise
+            self.log(f"the last heartbeat was not written: the database failed ({type(exc).__name__})")
 
     def _serve(self, stop: Callable[[], bool], renew: float) -> None:
         delay = 1.0

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Callable, NoReturn
 
 import typer
 from rich.console import Console
@@ -109,13 +109,16 @@ class AppContext:
         """The database for people: its URL without the password, and where the URL came from."""
         return f"{shown_url(self.config.database_url)} ({self.config.database_url_from})"
 
-    def engine(self, *, check_schema: bool = True, create: bool = False, missing_ok: bool = False) -> Engine:
+    def engine(self, *, check_schema: bool = True, create: bool = False, missing_ok: bool = False,
+               patient: Callable[[str], None] | None = None) -> Engine:
         """The database. A SQLite file must exist and be a database; ``create`` (pbem db upgrade) lets a new file
-        be made (and the folder of the default location), ``missing_ok`` only looks (pbem db status)."""
+        be made (and the folder of the default location), ``missing_ok`` only looks (pbem db status).
+        ``patient`` (the worker, which a supervisor starts while the database may be restarting): the schema check
+        is tried again while the database fails under it, each try told to this log, before the one error line."""
         from sqlalchemy.engine import make_url
         from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
-        from ..store.db import (DatabaseFileError, SchemaError, check_sqlite_file, make_engine,
+        from ..store.db import (DatabaseFileError, SchemaError, check_sqlite_file, make_engine, patiently,
                                 require_current_schema, sqlite_file)
 
         if self._engine is None:
@@ -140,8 +143,12 @@ class AppContext:
             except (SQLAlchemyError, ValueError, ImportError) as exc:
                 fail(f"cannot use the database {self.where}: {first_line(exc)}")
         if check_schema:
+            engine = self._engine
             try:
-                require_current_schema(self._engine)
+                if patient is None:
+                    require_current_schema(engine)
+                else:
+                    patiently(lambda: require_current_schema(engine), what="checking the schema", log=patient)
             except SchemaError as exc:
                 fail(str(exc))
             except DBAPIError as exc:

@@ -59,9 +59,8 @@ def worker(
 
     context = app_context(ctx)
     mail = _mail_config(ctx)
-    engine = context.engine()
-
     log = log_line
+    engine = context.engine(patient=log)  # started while the database restarts, it waits a little (issue 40)
     runner = MailWorker(engine, mail, log=log, mail_domain=context.config.mail_domain, archive=context.config.archive,
                         signup=context.config.signup)
     if once:

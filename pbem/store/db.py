@@ -9,10 +9,11 @@ service takes a row lock on the game (``SELECT ... FOR UPDATE``).
 from __future__ import annotations
 
 import stat
+import time
 from functools import cache
 from pathlib import Path
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Callable, NamedTuple, TypeVar
 
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy import exc as sa_exc
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from alembic.script import ScriptDirectory
 
 MIGRATIONS = shipped_folder("migrations")
+T = TypeVar("T")
 
 
 class SchemaError(Exception):
@@ -68,6 +70,27 @@ def is_transient(exc: BaseException) -> bool:
         # No SQLSTATE: the client library's own failure (connection refused, closed, lost).
         return isinstance(exc, (sa_exc.OperationalError, sa_exc.InterfaceError))
     return isinstance(exc, sa_exc.OperationalError) and any(text in str(orig).lower() for text in _TRANSIENT_SQLITE)
+
+
+TRANSIENT_TRIES = 4  # tries at one piece of work while the database fails under it (0.5, 2 and 8 s apart)
+TRANSIENT_DELAY = 0.5
+
+
+def patiently(work: Callable[[], T], *, what: str, log: Callable[[str], None] = lambda line: None,
+              tries: int = TRANSIENT_TRIES, delay: float = TRANSIENT_DELAY) -> T:
+    """``work()``, tried again while the database fails under it (``is_transient``: a restart, a connection
+    cut, a deadlock), ``tries`` times in all, each wait four times the last; the last failure is raised. What
+    the database refuses every time (a bad statement, a wrong schema) is raised at once."""
+    for attempt in range(1, tries + 1):
+        try:
+            return work()
+        except Exception as exc:
+            if not is_transient(exc) or attempt == tries:
+                raise
+            log(f"{what}: the database failed ({type(exc).__name__}); trying again in {delay:g} s")
+            time.sleep(delay)
+            delay *= 4
+    raise AssertionError("unreachable: the last try returns or raises")
 
 
 def normalise_url(url: str) -> str:
