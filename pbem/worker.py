@@ -56,7 +56,8 @@ RECONNECT_ERRORS = (IMAPClientError, OSError, socket.timeout, EOFError, Database
 HELD_RECHECK = 5.0  # seconds: how soon a pass that left mails to another worker looks again (a dead one's
 # claims are freed by the next pass of a worker on its host, and no new mail may come to start one)
 ROBOTS_AFTER_A_MAIL = 2.0  # seconds the robots of a game may decide after a person's mail to it, before the next
-# mail is read: a quick robot takes milliseconds, a searching one up to 2 s a decision (docs/robots.md)
+# mail is read: a quick robot takes milliseconds, a searching one up to 2 s a decision (docs/robots.md). Seconds of
+# this thread's CPU, as every robots' limit (services.table.robot_seats), so a busy machine changes nothing
 RENEW_IDLE = 240.0  # seconds: an IDLE is ended and begun again this often (servers drop one after 30 minutes
 # at the earliest, RFC 2177), so a long poll interval still looks at the mailbox every few minutes
 SET_ASIDE_NOTICES = 10  # notices an hour to the moderator of mails set aside; beyond that they are only recorded

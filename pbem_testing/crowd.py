@@ -11,8 +11,8 @@ The players' mails are APPENDed to the game mailbox over one IMAP connection whi
 game's next move, now a burst of the next move of every game that waits for one (a game's next move is sent
 once its last one is applied, as a player answers the mail asking it), with now and then a question
 (``board``) beside them and now and then a mail appended a second time a moment later (a client that sends
-twice). The workers poll only every minute, as deployed: each mail must wake one through IDLE, none may wait
-for the poll. ``kill_at`` kills one worker with SIGKILL once that share of the moves is sent, in the middle of
+twice). The workers poll only every hour: each mail must wake one through IDLE, for the stream ends within
+``waiting.HANG`` only if none waits for the poll (a slow machine cannot make it pass or fail). ``kill_at`` kills one worker with SIGKILL once that share of the moves is sent, in the middle of
 a burst, while it holds claims on mails, and does not start it again. The workers answer through a real SMTP server into the
 players' mailboxes.
 
@@ -44,6 +44,7 @@ from pbem.services.table.service import GameService
 from pbem.store.db import make_engine
 from pbem.store.models import Event, InboundMail, MailClaim, OutboxMail, utcnow
 from .mailservers import Dovecot, SmtpToLmtp
+from .waiting import HANG, NeverHappened, wait_until
 from .workers import mails_in_inbox, stop_workers, unsent_mails, worker_env
 
 GAME = "game@example.test"
@@ -90,7 +91,7 @@ class Counts:
 
 class Crowd:
     def __init__(self, database_url: str, dovecot: Dovecot, smtp: SmtpToLmtp, folder: Path, *, seed: int = 1,
-                 games: int = 14, moves: int = 5, workers: int = 3, poll_interval: float = 60.0) -> None:
+                 games: int = 14, moves: int = 5, workers: int = 3, poll_interval: float = 3600.0) -> None:
         self.url = database_url
         self.dovecot = dovecot
         self.smtp = smtp
@@ -170,13 +171,16 @@ class Crowd:
             with open(self.folder / f"worker-{n}.log", "wb") as log:
                 self.workers.append(subprocess.Popen([sys.executable, "-m", "pbem", "worker"], env=self._env(),
                                                      stdout=log, stderr=subprocess.STDOUT))
-        deadline = time.monotonic() + 60
-        while not all("watching" in (self.folder / f"worker-{n}.log").read_text(errors="replace")
-                      for n in range(self.worker_count)):  # the mailbox's first mail waits for all of them
-            if time.monotonic() > deadline or any(proc.poll() is not None for proc in self.workers):
-                self.notes.append("the workers did not all start")
-                break
-            time.sleep(0.05)
+        def watching() -> bool:
+            return all("watching" in (self.folder / f"worker-{n}.log").read_text(errors="replace")
+                       for n in range(self.worker_count))
+
+        try:  # the mailbox's first mail waits for all of them
+            wait_until(lambda: watching() or any(proc.poll() is not None for proc in self.workers), "the workers start")
+        except NeverHappened:
+            pass
+        if not watching():
+            self.notes.append("the workers did not all start")
 
     def owner_of(self, owner: str) -> int | None:
         """The number of the worker named ``owner`` ("host pid token"), if it is one of ours."""
@@ -253,7 +257,7 @@ class Crowd:
                           .group_by(Event.game_id)).all()
         return Counter(dict(rows))
 
-    def play(self, *, kill_at: float | None = None, timeout: float = 120.0) -> None:
+    def play(self, *, kill_at: float | None = None, timeout: float = HANG) -> None:
         """Start the workers, send the stream, wait until every mail is applied and answered, stop the workers."""
         started = time.monotonic()
         self.start()
@@ -300,7 +304,7 @@ class Crowd:
                 time.sleep(self.rng.uniform(0.02, 0.3))
         finally:
             client.logout()
-        self._drain(max(10.0, deadline - time.monotonic()))
+        self._drain()
         self.stop()
         self.seconds = time.monotonic() - started
 
@@ -319,12 +323,13 @@ class Crowd:
     def _unsent(self) -> int:
         return unsent_mails(self.engine)
 
-    def _drain(self, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self._inbox() == 0 and self._unsent() == 0 and sum(self._claims().values()) == 0:
-                return
-            time.sleep(0.1)
+    def _drain(self) -> None:
+        try:
+            wait_until(lambda: self._inbox() == 0 and self._unsent() == 0 and sum(self._claims().values()) == 0,
+                       "the mailbox and the outbox drain", every=0.1)
+            return
+        except NeverHappened:
+            pass
         self.notes.append(f"not drained: {self._inbox()} mails in the INBOX, {self._unsent()} unsent, "
                           f"{sum(self._claims().values())} claims")
 

@@ -35,6 +35,8 @@ import time
 from pathlib import Path
 from typing import Iterable
 
+from .waiting import HANG
+
 _HARNESSES = str(Path(__file__).resolve().parents[1])  # the folder that holds pbem_testing/
 _MESSAGE = 1 << 20  # room for one request (arguments and environment) in one datagram
 
@@ -75,7 +77,7 @@ class Prestarted:
     """One prestarted process for the console script ``command``, started on the first ``run``."""
 
     def __init__(self, command: str, *, preload: Iterable[str], per_run: Iterable[str] = (),
-                 start_timeout: float = 60.0, env: dict[str, str] | None = None, cwd: str | None = None) -> None:
+                 start_timeout: float = HANG, env: dict[str, str] | None = None, cwd: str | None = None) -> None:
         """``env`` and ``cwd``: what the process starts with (default: the first run's). Given, the runs forked
         are those made in them, whichever run comes first (a test's own environment must not decide for the
         rest of the session)."""

@@ -30,6 +30,7 @@ from pbem.services.table.service import GameService
 from pbem.store.db import make_engine
 from pbem.store.models import Event, InboundMail, OutboxMail, OutboxStatus, SignupRequest
 from .mailservers import Dovecot, SmtpToLmtp
+from .waiting import HANG, NeverHappened, wait_until
 from .workers import mails_in_inbox, stop_workers, unsent_mails, worker_env
 
 GAME = "game@example.test"
@@ -142,16 +143,12 @@ class Storm:
         with Session(self.engine) as s:
             return s.exec(select(sa.func.count()).select_from(Event).where(Event.kind == "command")).one()
 
-    def _wait(self, condition, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                if condition():
-                    return True
-            except sa.exc.OperationalError:
-                pass  # our own connection was cut with the others
-            time.sleep(0.05)
-        return False
+    def _wait(self, condition) -> bool:
+        try:  # sa.exc.OperationalError: our own connection was cut with the others
+            wait_until(condition, "the storm", ignore=(sa.exc.OperationalError,))
+        except NeverHappened:
+            return False
+        return True
 
     def play(self, moves: int, *, kill_chance: float = 0.15, cut_chance: float = 0.0) -> StormReport:
         started = time.monotonic()
@@ -186,8 +183,8 @@ class Storm:
                     self.kill_one()
                 if self.rng.random() < cut_chance:
                     self.cut_connections()
-                if not self._wait(lambda: self._commands() > before, 60):
-                    self.report.notes.append(f"move {mid} not applied within 60 s")
+                if not self._wait(lambda: self._commands() > before):
+                    self.report.notes.append(f"move {mid} not applied within {HANG:g} s")
                     break
             self._drain()
         finally:
@@ -204,7 +201,7 @@ class Storm:
         return unsent_mails(self.engine)
 
     def _drain(self) -> None:
-        if not self._wait(lambda: self._inbox() == 0 and self._unsent() == 0, 120):
+        if not self._wait(lambda: self._inbox() == 0 and self._unsent() == 0):
             self.report.notes.append(f"not drained: {self._inbox()} mails in the INBOX, {self._unsent()} unsent")
 
     def _stop(self) -> None:

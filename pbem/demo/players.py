@@ -349,7 +349,7 @@ class Robot:
         self.last_uid = uids[-1]
         return len(uids)
 
-    def request(self, decision: int, timeout: float = 10.0) -> EmailMessage:
+    def request(self, decision: int, timeout: float = 60.0) -> EmailMessage:
         """The newest mail asking for ``decision``, waiting for it up to ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
         while True:
@@ -365,7 +365,7 @@ class Robot:
 
     # -- answering -------------------------------------------------------------------
 
-    def answer(self, decision: int, game_address: str, *, timeout: float = 10.0, command: str | None = None) -> Reply:
+    def answer(self, decision: int, game_address: str, *, timeout: float = 60.0, command: str | None = None) -> Reply:
         """Read the request for ``decision`` and mail the game ``command`` in reply to it; without one, a command
         chosen at random from those the request lists."""
         request = self.request(decision, timeout)

@@ -30,6 +30,7 @@ from pbem.worker import MailWorker
 from pbem.store.db import DatabaseUnavailable, make_engine
 from pbem.store.models import Event, InboundMail, MailClaim, OutboxMail, OutboxStatus
 from pbem_testing.hostile import CRLF_WORD, hostile_mails
+from pbem_testing.waiting import HANG, wait_until
 
 GAME = "game@example.test"
 MODERATOR = "dee@example.test"
@@ -269,13 +270,12 @@ def test_two_workers_on_one_mailbox_crash_misfile_and_double_nothing(mailboxes, 
         for chunk in range(0, len(stream), 15):  # mail keeps coming while both work
             append(mailboxes, [raw for _, raw in stream[chunk:chunk + 15]])
             time.sleep(0.2)
-        deadline = time.monotonic() + 120
-        while (_waiting(mailboxes) or sum(outcomes(first).values()) < len(mails)) and time.monotonic() < deadline:
-            time.sleep(0.2)
+        wait_until(lambda: not _waiting(mailboxes) and sum(outcomes(first).values()) >= len(mails),
+                   "both workers read every mail", every=0.2)
     finally:
         done.set()
         for thread in threads:
-            thread.join(120)
+            thread.join(HANG)
     assert failures == []
     assert mailboxes.messages("game") == []
     found = outcomes(first)

@@ -15,6 +15,7 @@ from pbem.games.fifth_avenue import new_game
 from pbem.services.table.service import GameService
 from pbem.services.common.errors import ServiceError
 from pbem.store.db import make_engine
+from pbem_testing.waiting import HANG
 
 ROUNDS = 25
 
@@ -45,9 +46,9 @@ def run_at_once(target, count: int, *args) -> list:  # type: ignore[no-untyped-d
     for process in processes:
         process.start()
     for process in processes:
-        process.join(timeout=120)
+        process.join(timeout=HANG)
         assert process.exitcode == 0, "a process crashed (see its traceback above)"
-    return [results.get(timeout=5) for _ in processes]
+    return [results.get(timeout=HANG) for _ in processes]
 
 
 def test_two_processes_submitting_at_once_are_serialised(database_url: str) -> None:

@@ -39,6 +39,9 @@ if TYPE_CHECKING:
 
 # A table of robots alone plays on in the next pass, so one pass never keeps the mailbox waiting for long: at
 # most this many moves, or this many seconds of deciding (a searching robot takes up to about 2 s a decision).
+# Seconds of the CPU that the worker's thread spends (time.thread_time), not of the wall clock: a machine busy
+# with other work makes the same moves take longer, not cost more, so which robots' moves go out with a person's
+# answer does not depend on the machine's load (issue 40).
 MOST_MOVES_A_PASS = 400
 MOST_SECONDS_A_PASS = 20.0
 # A robot that cannot play holds up its game until the moderator acts; the moderator hears of it at once, and
@@ -72,7 +75,7 @@ class RobotMoves:
 class RobotPlayers:
     """The robots' turn in a pass of the worker."""
 
-    def __init__(self, games: GameChanges, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, games: GameChanges, *, clock: Callable[[], float] = time.thread_time) -> None:
         self.games = games
         self.clock = clock
 
