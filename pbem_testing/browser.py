@@ -189,7 +189,7 @@ class Browser:
     """One headless Chromium (see the module doc). ``start()`` or ``with Browser() as b``;
     ``startup_seconds`` is how long the start took."""
 
-    def __init__(self, chromium: str | None = None, chromedriver: str | None = None, load_timeout: float = 30.0) -> None:
+    def __init__(self, chromium: str | None = None, chromedriver: str | None = None, load_timeout: float = 120.0) -> None:
         self.chromium = chromium
         self.chromedriver = chromedriver
         self.load_timeout = load_timeout

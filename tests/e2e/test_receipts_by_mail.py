@@ -14,7 +14,7 @@ from pbem.store.db import make_engine
 from pbem.store.models import Game
 from pbem.worker import MailWorker
 
-from test_worker_mail import PLAYERS, inbox, mail_config, reply_like_a_client, send, wait_for_inbox  # noqa: F401, I001
+from test_worker_mail import PLAYERS, inbox, mail_config, reply_like_a_client, send, wait_for_request  # noqa: F401, I001
 
 SUBJECT = "[Fifth Avenue #1] Ann, Bob, Cy"
 
@@ -32,8 +32,7 @@ def test_a_bid_gets_a_receipt_and_the_game_keeps_one_thread(dovecot, smtp_server
         state = games.get(game_id).state
         seat = state.current_player()
         user = PLAYERS[seat][1].split("@")[0]
-        request = next(m for m in reversed(wait_for_inbox(dovecot, user, 1))
-                       if m["X-Pbem-Decision"] == str(state.moves))
+        request = wait_for_request(dovecot, user, state.moves)
         text = request.get_body(("plain",)).get_content().replace("\r\n", "\n")
         listed = listed_commands(text)
         bids = [c for c in listed if c.startswith("bid ")]

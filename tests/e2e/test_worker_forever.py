@@ -5,7 +5,7 @@ from __future__ import annotations
 import signal
 import subprocess
 
-from test_worker_mail import GAME, reply_like_a_client, send, wait_for_inbox  # noqa: I001
+from test_worker_mail import GAME, reply_like_a_client, send, wait_for_inbox, wait_for_request  # noqa: I001
 
 from pbem.demo.players import listed_commands
 
@@ -19,7 +19,7 @@ from pbem_testing.workers import worker_env
 def answer(dovecot, smtp_server, games: GameService, email: str) -> None:
     state = games.get(1).state
     user = email.split("@")[0]
-    request = next(m for m in reversed(wait_for_inbox(dovecot, user, 1)) if m["X-Pbem-Decision"] == str(state.moves))
+    request = wait_for_request(dovecot, user, state.moves)  # sent a moment after the move, by the outbox process
     text = request.get_body(("plain",)).get_content().replace("\r\n", "\n")
     command = listed_commands(text)[0]
     send(smtp_server, reply_like_a_client(request, email, command))

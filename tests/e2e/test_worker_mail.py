@@ -99,6 +99,14 @@ def wait_for_inbox(dovecot, user: str, count: int, timeout: float = HANG) -> lis
     return mails
 
 
+def wait_for_request(dovecot, user: str, decision: int) -> EmailMessage:
+    """The newest mail in ``user``'s INBOX asking ``decision``, once it is there: a worker that runs on sends it
+    from its outbox process a moment after the move is in the database."""
+    return wait_until(lambda: next((m for m in reversed(inbox(dovecot, user))
+                                    if m["X-Pbem-Decision"] == str(decision)), None),
+                      f"the mail asking {user} for decision {decision}")
+
+
 def test_players_play_by_real_mail(dovecot, smtp_server, mail_config, database_url: str) -> None:
     engine = make_engine(database_url)
     games = GameService(engine, mail_domain="example.test")
@@ -111,8 +119,7 @@ def test_players_play_by_real_mail(dovecot, smtp_server, mail_config, database_u
         state = games.get(game_id).state
         seat = state.current_player()
         user = PLAYERS[seat][1].split("@")[0]
-        request = next(m for m in reversed(wait_for_inbox(dovecot, user, 1))
-                       if m["X-Pbem-Decision"] == str(state.moves))  # the mail asking this decision
+        request = wait_for_request(dovecot, user, state.moves)
         assert str(request["Subject"]) == "[Fifth Avenue #1] Ann, Bob, Cy"
         text = request.get_body(("plain",)).get_content().replace("\r\n", "\n")
         command = choose(listed_commands(text), rng, "uniform")  # one command of every shape the mail lists

@@ -8,7 +8,7 @@ from email.utils import make_msgid
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from sqlmodel import Session, func, select
 
@@ -20,6 +20,7 @@ from pbem.services.mail_in.mail_commands import MAX_COMMANDS, MailCommands
 from pbem.services.mail_in.reply import MAX_LISTED
 from pbem.store.db import make_engine
 from pbem.services.mail_in.refusals import RefusalDigest
+from pbem.services.mail_in.signup_mail import SIGNUP_INFO, SIGNUP_REFUSED
 from pbem.store.models import Event, Game, InboundMail, OutboxMail, Snapshot
 
 ANN, BOB, CY = "ann@example.org", "bob@example.org", "cy@example.org"
@@ -397,6 +398,8 @@ def mails(draw) -> bytes:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(raw=mails())
+@example(raw=b"From: ann@example.org\r\nSubject: Re: [Fifth Avenue #1] your turn (decision 0)\r\nMessage-ID: <0@t>"
+             b"\r\n\r\nWATCH 1")  # found by a run: a signup line from a player
 def test_any_mail_ends_in_commands_or_a_clear_reply(database_url: str, raw: bytes) -> None:
     engine = make_engine(database_url)
     try:
@@ -405,8 +408,9 @@ def test_any_mail_ends_in_commands_or_a_clear_reply(database_url: str, raw: byte
             service.create_game("fifth-avenue", PLAYERS, seed=44)
         before = game_rows(engine)
         report = MailCommands(service).handle(raw)
+        # (signup lines read as such: 'WATCH 1' from a player of game 1 is refused, 'games' answered)
         assert report.outcome in ("applied", "rejected", "stale", "info", "no-commands", "unknown-game",
-                                  "not-a-player", "inactive", "oversized", "no-sender")
+                                  "not-a-player", "inactive", "oversized", "no-sender", SIGNUP_INFO, SIGNUP_REFUSED)
         if report.changed:
             assert game_rows(engine)[0] > before[0]
         else:
