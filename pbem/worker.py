@@ -374,11 +374,13 @@ class MailWorker:
         the rejected folder. The record holds only values already cut to their columns, so it cannot fail the
         way the mail did; if it fails all the same, the mail is still set aside, never tried again in a loop."""
         summary = error_summary(exc)
-        self.log(f"mail {uid} from {who or '(no sender)'}: set aside: {summary.splitlines()[0]}")
+        first = summary.splitlines()[0]
+        # The frames go to the log, for whoever fixes it; the row keeps the one line (a reason is no traceback).
+        self.log(f"mail {uid} from {who or '(no sender)'}: set aside: {summary}")
         try:
             if self.ledger.outcome(key) is None:  # the failure may have come after the mail's own commit
                 inbound = InboundMail(message_id=key, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid, sender=who,
-                                      outcome="error", reason=summary, received_at=self.clock())
+                                      outcome="error", reason=first, received_at=self.clock())
                 self.ledger.queue_mail(None, "", "", inbound=inbound, also=self._set_aside_notices(msg, key, who, summary))
         except Exception as again:
             if is_transient(again):

@@ -8,7 +8,9 @@ requested path in its error pages. This one answers GET and HEAD with a regular 
   ``.pbem-archive/`` nor a temporary file of a build nor ``..`` is ever reached;
 - the file, with every symbolic link resolved, must lie inside the site's folder;
 - a folder is its ``index.html`` when it has one (``/`` is the index), never a listing;
-- every refusal is the same short page that repeats nothing of the request.
+- every refusal is the same short page that repeats nothing of the request;
+- a connection that sends nothing for ``IDLE_SECONDS`` is closed, and at most ``MAX_CONNECTIONS`` are served at
+  once (a thread each): one more is answered 503 at once, without a thread, and closed.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import mimetypes
 import os
 import shutil
+import threading
 from functools import partial
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -23,6 +26,10 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import unquote, urlsplit
 
+IDLE_SECONDS = 10  # a connection that sends nothing this long is closed (its thread freed)
+MAX_CONNECTIONS = 32  # connections served at once, a thread each
+BUSY = b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 24\r\n" \
+    b"Connection: close\r\n\r\n503 Service Unavailable\n"
 TEXT_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
               ".js": "text/javascript; charset=utf-8", ".svg": "image/svg+xml"}
 
@@ -54,6 +61,7 @@ class SiteHandler(BaseHTTPRequestHandler):
 
     server_version = "pbem-archive"
     sys_version = ""
+    timeout = IDLE_SECONDS  # socketserver sets it on the connection: a silent client is dropped, not waited for
 
     def __init__(self, *args: Any, root: Path, log: Callable[[str], None], **kwargs: Any) -> None:
         self.root = root
@@ -111,12 +119,42 @@ class SiteHandler(BaseHTTPRequestHandler):
         self.log("".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in line))
 
 
+class CappedServer(ThreadingHTTPServer):
+    """A thread a connection, at most ``MAX_CONNECTIONS`` of them: one more is told 503 and closed by the
+    accepting thread, so idle or slow clients cannot make the server start threads without end."""
+
+    daemon_threads = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.slots.acquire(blocking=False):
+            try:
+                request.settimeout(1)
+                request.sendall(BUSY)
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+
 def site_server(folder: Path, host: str, port: int, log: Callable[[str], None]) -> ThreadingHTTPServer:
     """A server of the site in ``folder`` on ``host``:``port`` (0: a free port), not yet serving."""
     handler = partial(SiteHandler, root=folder.resolve(), log=log)
-    server = ThreadingHTTPServer((host, port), handler)
-    server.daemon_threads = True
-    return server
+    return CappedServer((host, port), handler)
 
 
-__all__ = ["SiteHandler", "site_file", "site_server"]
+__all__ = ["CappedServer", "IDLE_SECONDS", "MAX_CONNECTIONS", "SiteHandler", "site_file", "site_server"]

@@ -38,7 +38,7 @@ def game_open(
     back_side: bool = typer.Option(False, "--back-side", help="Fifth Avenue's 6-plot side of the board."),
     deadline: str = typer.Option("", "--deadline", help="The time for a decision, such as 48h or 3d (default 72h)."),
 ) -> None:
-    """Open a table that players join by mail ('join N'), whatever [signup] new says; print its number. It
+    """Open a table that players join by mail ('join N'), whatever \\[signup] new says; print its number. It
     starts when its seats are full. Example: pbem game open fifth-avenue --players 3 --deadline 2d"""
     from ..services.table.signup_words import SignupLineError, read_signup_line
 
@@ -109,7 +109,7 @@ def game_close(ctx: typer.Context, table: int = typer.Argument(..., help="The ta
 @app.command("approve")
 @service_errors
 def game_approve(ctx: typer.Context, table: int = typer.Argument(..., help="The table's number.")) -> None:
-    """Let a table opened by mail be joined ([signup] approve = yes); its opener is mailed by the worker.
+    """Let a table opened by mail be joined (\\[signup] approve = yes, or true); its opener is mailed by the worker.
     Example: pbem game approve 3"""
     _number(table, "table")
     words = _signup(ctx).approve(table)

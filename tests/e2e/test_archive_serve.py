@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from pbem_testing.waiting import HANG, wait_until
 
 COMMAND = [shutil.which("pbem") or sys.executable, *([] if shutil.which("pbem") else ["-m", "pbem"])]
 SECRET = "the file beside the site that nobody may read"
@@ -116,3 +119,22 @@ def test_a_refusal_does_not_echo_the_request(served: Served) -> None:
     assert status == 501 and b"POST" not in body
     status, headers, body = served.get("/<script>", method="DELETE<script>")
     assert status in (400, 501) and b"script" not in body.lower(), body
+
+
+def test_idle_connections_are_capped_and_dropped(served: Served) -> None:
+    """Issue 42: every connection holds a thread, so at most MAX_CONNECTIONS are served at once (one more is told
+    503 at once, without a thread) and one that sends nothing is closed after IDLE_SECONDS."""
+    from pbem.archive.serve import MAX_CONNECTIONS
+
+    idle = [socket.create_connection(("127.0.0.1", served.port), timeout=10) for _ in range(MAX_CONNECTIONS)]
+    try:
+        status, headers, body = served.get("/")
+        assert status == 503 and body == b"503 Service Unavailable\n"
+        first = idle[0]
+        first.settimeout(HANG)  # the server closes it after IDLE_SECONDS; only a hang reaches the ceiling
+        assert first.recv(100) == b""
+    finally:
+        for connection in idle:
+            connection.close()
+    # The closed connections' threads end as the server reads their end: then a page is served again.
+    wait_until(lambda: served.get("/")[0] == 200, "a page served once the idle connections are gone")

@@ -79,3 +79,9 @@ def test_open_list_approve_and_watchers(database_url: str, pbem, one_line_error)
     one_line_error(pbem(url, "game", "unwatch", "1", DEE, check=False), f"{DEE} does not watch game 1")
     one_line_error(pbem(url, "game", "watchers", "5", check=False), "there is no game 5")
     engine.dispose()
+
+
+def test_the_help_shows_the_config_sections_it_names(database_url: str, pbem) -> None:
+    """Issue 42: Rich markup took '[signup]' in a command's help for a tag and printed nothing of it."""
+    assert "whatever [signup] new says" in " ".join(pbem(database_url, "game", "open", "--help").stdout.split())
+    assert "([signup] approve = yes, or true)" in " ".join(pbem(database_url, "game", "approve", "--help").stdout.split())

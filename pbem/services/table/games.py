@@ -33,6 +33,7 @@ seats, talk) are modules of their own already.
 from __future__ import annotations
 
 import functools
+import re
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator
@@ -87,7 +88,10 @@ def bounded_timing(timing: Timing) -> Timing:
 def _secret_words() -> list[str]:
     from xkcdpass import xkcd_password
 
-    return xkcd_password.generate_wordlist(wordfile=xkcd_password.locate_wordfile(), min_length=4, max_length=7)
+    # Letters only: a word with a hyphen of its own ('t-shirt', 'yo-yo') would make a code or a secret word of
+    # more than two parts, which no reader of one takes (signup_words.CODE).
+    words = xkcd_password.generate_wordlist(wordfile=xkcd_password.locate_wordfile(), min_length=4, max_length=7)
+    return [word for word in words if re.fullmatch(r"[a-z]+", word)]
 
 
 def new_secret_word() -> str:

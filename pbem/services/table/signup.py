@@ -372,7 +372,7 @@ class Signup:
             raise SignupRefused(line.line, f"{plural(waiting, 'request')} of yours wait for their code already",
                                 "answer the mails with the codes first; each expires after "
                                 f"{plural(CODE_DAYS, 'day')}")
-        code = new_secret_word().lower()
+        code = self._fresh_code(s)
         expires = now + timedelta(days=CODE_DAYS)
         s.add(SignupRequest(email=email, action=action, data=data, code_hash=code_hash(code), created_at=now,
                             expires_at=expires))
@@ -382,6 +382,15 @@ class Signup:
             f"If it was not you, do nothing: the request expires on {expires:%a %d %b %H:%M} UTC, and nothing "
             "happens."], self.games.new_message_id, now)])
         return "answer that mail within " + plural(CODE_DAYS, "day")
+
+    @staticmethod
+    def _fresh_code(s: Session) -> str:
+        """A code no request has had: one drawn again when it was (1 in 19 million a draw; a clash once set the
+        mail aside on the unique hash)."""
+        while True:
+            code = new_secret_word().lower()
+            if s.exec(select(SignupRequest.id).where(SignupRequest.code_hash == code_hash(code))).first() is None:
+                return code
 
     def _seat(self, s: Session, table: SignupTable, email: str, name: str) -> None:
         name = name or name_of(email)
