@@ -39,11 +39,16 @@ user, password, password_file
 [archive] url                  PBEM_ARCHIVE_URL             https://... or http://...
 [signup] new                   -                            anyone, players or moderator (moderator): who
                                                             may open a table by mail (docs/signup.md)
-[signup] approve               -                            yes or no (no): the moderator approves each table
+[signup] approve               -                            yes or no, or true or false (no): the moderator
+                                                            approves each table
 [signup] open_per_address      -                            0 to 100 (2): open tables an address opened
 [signup] new_per_day           -                            0 to 1000 (3): tables an address opens a day
 [signup] new_per_day_all       -                            0 to 10000 (20): tables all open a day
 [signup] watchers              -                            0 to 1000 (20): watchers a game may have
+[signup] idle_days             -                            1 to 365 (7): days an open table waits for a new
+                                                            player before it closes
+[signup] stranger_mails_per_day -                           0 to 100000 (100): mails a day to addresses that
+                                                            play in no game, all together
 =============================  ===========================  ==================================================
 
 Other variables pbem knows: ``PBEM_CONFIG`` (the config file), ``PBEM_CRASH_AT`` and ``PBEM_CRASH_LOG``
@@ -176,6 +181,8 @@ class SignupConfig:
     new_per_day: int = 3  # tables one address opens in 24 hours
     new_per_day_all: int = 20  # tables all addresses together open in 24 hours
     watchers: int = 20  # watchers one game may have
+    idle_days: int = 7  # an open table with no new player for this long closes
+    stranger_mails_per_day: int = 100  # mails (replies and codes) to addresses that play in no game, all together
 
 
 @dataclass(frozen=True)
@@ -294,6 +301,12 @@ def _yes_no(value: Any, from_text: bool) -> bool:
     if isinstance(value, bool):
         return value
     return _word("yes", "no")(value, from_text) == "yes"
+
+
+def _from_one_to(high: int) -> Callable[[Any, bool], int]:
+    def parse(value: Any, from_text: bool) -> int:
+        return int(_number(value, from_text, f"a whole number from 1 to {high}", 1, high, whole=True))
+    return parse
 
 
 def _up_to(high: int) -> Callable[[Any, bool], int]:
@@ -443,6 +456,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("signup", "new_per_day", Kind("a whole number from 0 to 1000", _up_to(1000))),
     Setting("signup", "new_per_day_all", Kind("a whole number from 0 to 10000", _up_to(10000))),
     Setting("signup", "watchers", Kind("a whole number from 0 to 1000", _up_to(1000))),
+    Setting("signup", "idle_days", Kind("a whole number of days from 1 to 365", _from_one_to(365))),
+    Setting("signup", "stranger_mails_per_day", Kind("a whole number from 0 to 100000", _up_to(100000))),
 )
 
 # PBEM_ variables that are no key of the config file: checked when a kind is given; None = read by the test

@@ -149,6 +149,7 @@ class Snapshot(SQLModel, table=True):
 
 
 REFUSED_ROW = "seat_email != ''"  # a mail refused because it did not prove the seat it spoke for
+STRANGER_ROW = "to_stranger"  # a mail whose sender, in no game, pbem mailed: the strangers' daily budget counts these
 
 
 class InboundMail(SQLModel, table=True):
@@ -156,8 +157,13 @@ class InboundMail(SQLModel, table=True):
     __tablename__ = "inbound_mails"
     # The digests of refused mail look at the refusals of the last hours (services.mail_in.refusals), not at every mail
     # ever recorded: an index of the mails refused for a seat alone, by time.
+    # The answers an address had this hour, and what all strangers were mailed today (services.mail_in.answers),
+    # are counted by sender and by time.
     __table_args__ = (Index("ix_inbound_mails_refused", "received_at", sqlite_where=sql_text(REFUSED_ROW),
-                            postgresql_where=sql_text(REFUSED_ROW)),)
+                            postgresql_where=sql_text(REFUSED_ROW)),
+                      Index("ix_inbound_mails_sender", "sender", "received_at"),
+                      Index("ix_inbound_mails_to_stranger", "received_at", sqlite_where=sql_text(STRANGER_ROW),
+                            postgresql_where=sql_text(STRANGER_ROW)))
 
     id: Optional[int] = Field(default=None, primary_key=True)
     message_id: str = _string(MESSAGE_ID, unique=True)  # the ledger key (pbem.mail.message.ledger_key)
@@ -172,6 +178,9 @@ class InboundMail(SQLModel, table=True):
     # A mail refused because it could not prove it came from a seat (no or a wrong secret word, another address
     # answering that seat's mail): the seat's address, told of it in the next digest (services.mail_in.refusals).
     seat_email: str = _string(ADDRESS, default="", sa_column_kwargs={"server_default": ""})
+    # pbem answered this mail (a reply or a code) and its sender played in no game: one of the strangers' mails of the
+    # day ([signup] stranger_mails_per_day, docs/limits.md).
+    to_stranger: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
 
 
 class MailClaim(SQLModel, table=True):
@@ -405,6 +414,9 @@ class Watcher(SQLModel, table=True):
     told_seq: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     # When its next mail is due (the day after its last): the timekeeper finds the watchers' mails due by it.
     due_at: Optional[datetime] = _when(nullable=True, index=True)
+    # When the game's players were told that this address watches (None: not yet). They hear of new watchers at
+    # most once a day, all of them in one mail (services.table.watch_news).
+    announced_at: Optional[datetime] = _when(nullable=True)
 
 
 # --------------------------------------------------------------------------- limits, enforced

@@ -16,11 +16,11 @@ from datetime import datetime
 from email.utils import make_msgid
 from typing import Callable, Iterable
 
-from sqlalchemy import Engine, func, or_
-from sqlmodel import select
+from sqlalchemy import Engine, func, literal_column, or_
+from sqlmodel import Session, select
 
 from ...mail.message import is_address, is_message_id
-from ...store.models import InboundMail, OutboxMail, utcnow
+from ...store.models import STRANGER_ROW, InboundMail, OutboxMail, utcnow
 from ...store.uow import UnitOfWork
 
 RECENT_MAILS = 60  # a game's mails to a player that a reply is compared with for pasted text (about a week's)
@@ -45,6 +45,16 @@ class AskedDecision:
     words: str = ""
 
 
+NOT_ANSWERED = "not answered:"  # how the reason of a mail that got no answer begins
+
+
+def strangers_mailed(s: Session, since: datetime) -> int:
+    """How many mails pbem answered since ``since`` whose senders played in no game (a reply or a code): the
+    strangers' daily budget (``[signup] stranger_mails_per_day``), counted in its partial index."""
+    return s.exec(select(func.count()).select_from(InboundMail).where(
+        literal_column(STRANGER_ROW), InboundMail.received_at >= since)).one()
+
+
 class MailLedger:
     def __init__(self, engine: Engine, *, clock: Callable[[], datetime] = utcnow,
                  mail_domain: str = "pbem.invalid") -> None:
@@ -64,9 +74,9 @@ class MailLedger:
             return uow.session.exec(select(InboundMail.outcome).where(InboundMail.message_id == key)).first()
 
     def count(self, sender: str, since: datetime, outcomes: tuple[str, ...] = (), *,
-              excluding: tuple[str, ...] = ()) -> int:
+              excluding: tuple[str, ...] = (), answered: bool = False) -> int:
         """How many mails from ``sender`` were recorded since ``since`` (with one of ``outcomes``, if given;
-        without those ``excluding``)."""
+        without those ``excluding``; with ``answered``, only those that got an answer of their own)."""
         with UnitOfWork(self.engine) as uow:
             query = select(func.count()).select_from(InboundMail).where(
                 InboundMail.sender == sender, InboundMail.received_at >= since)
@@ -74,7 +84,13 @@ class MailLedger:
                 query = query.where(InboundMail.outcome.in_(outcomes))
             if excluding:
                 query = query.where(InboundMail.outcome.not_in(excluding))
+            if answered:
+                query = query.where(InboundMail.reason.not_like(f"{NOT_ANSWERED}%"))
             return uow.session.exec(query).one()
+
+    def strangers_mailed(self, since: datetime) -> int:
+        with UnitOfWork(self.engine) as uow:
+            return strangers_mailed(uow.session, since)
 
     def errors_since(self, since: datetime) -> int:
         """How many mails were set aside for the moderator since ``since``."""

@@ -21,7 +21,7 @@ from ...mail.message import message_id, references, sender, subject
 from ...mail.text import MAX_HTML_BYTES, MAX_READ_BYTES, MAX_TEXT_BYTES, MAX_TEXT_LINES, extract_text, read_message
 from ...store.models import InboundMail
 from ..common.errors import ServiceError
-from ..common.ledger import MailLedger
+from ..common.ledger import NOT_ANSWERED, MailLedger
 from ..mail_out.notices import game_subject, thread_root
 from ..table.service import GameService
 from ..table.signup import Signup
@@ -39,6 +39,8 @@ CHANGES = ("applied", "away", "talk", "settings", SIGNUP_CHANGED)  # outcomes of
 RECEIPTED = ("away", "talk", "settings")  # changes whose reply is the sender's receipt (an applied mail's comes with
 # the game's mails: services.mail_out.receipts)
 NO_COMMAND_ANSWERS = 3  # answers an hour to a player's mails without commands (an auto-responder loops)
+ANSWERS_AN_HOUR = 5  # answers an hour to one address's mails that changed nothing, players' too (a forger's From)
+UNANSWERED = ("ignored", "error", "no-sender")  # outcomes that never get an answer of their own
 MAX_COMMANDS = 100  # command lines one mail may have; a longer mail is refused whole, unread
 
 
@@ -82,7 +84,8 @@ class MailCommands:
         if over_limit and report.outcome not in ("applied", *REFUSED):
             report.outcome, report.not_answered, report.reply_to = "ignored", over_limit, None
         answered = any(r.status == "answered" for r in report.lines)
-        report.not_answered = report.not_answered or self._not_answered(report)
+        stranger = self._stranger(report)
+        report.not_answered = report.not_answered or self._not_answered(report, stranger)
         if report.not_answered:
             report.reply_to = None
         if dry_run:
@@ -90,11 +93,12 @@ class MailCommands:
         if inbound is not None:
             inbound.game_id = report.game_id
             inbound.outcome = report.outcome
-            inbound.reason = "" if report.changed else (report.lines[0].note if report.lines else report.outcome)
+            inbound.reason = "" if report.changed else (report.lines[0].note if report.lines else report.outcome)[:500]
             if report.not_answered:
-                inbound.reason = f"not answered: {report.not_answered}"
+                inbound.reason = f"{NOT_ANSWERED} {report.not_answered}"
             if report.outcome in REFUSED:
                 inbound.seat_email = report.seat_email
+            inbound.to_stranger = inbound.to_stranger or (stranger and bool(report.reply_to))
         wants_reply = bool(report.reply_body and report.reply_to) and (not report.changed or answered)
         if wants_reply or (inbound is not None and not report.changed):
             # An applied mail's confirmation goes out with the new board from the game service (and the
@@ -106,21 +110,41 @@ class MailCommands:
                                   inbound=None if report.changed else inbound)
         return report
 
-    def _not_answered(self, report: MailReport) -> str:
-        """Why this mail gets no answer of its own, or "". No mail ping-pong with anybody: a stranger is answered
-        once a day, a player's mails without commands three times an hour (an auto-responder without the
-        headers that say so loops), and mail that did not prove its seat goes into that seat's hourly digest."""
+    def _stranger(self, report: MailReport) -> bool:
+        """Whether a reply to this mail would go to an address that plays in no game (not the moderator's)."""
+        return bool(report.sender and report.reply_to == report.sender and report.sender != self.moderator
+                    and not report.changed and not self.games.games_of(report.sender))
+
+    def _not_answered(self, report: MailReport, stranger: bool) -> str:
+        """Why this mail gets no answer of its own, or "". No mail ping-pong with anybody, and no reflector: a
+        stranger is answered once a day, and all strangers together ``[signup] stranger_mails_per_day`` times;
+        any address's mails that changed nothing ANSWERS_AN_HOUR times an hour (forged in a player's name, they
+        would mail the player without end), a player's mails without commands three times an hour (an
+        auto-responder without the headers that say so loops); mail that did not prove its seat goes into that
+        seat's hourly digest."""
         if report.outcome in REFUSED:
             return f"{report.seat_email} hears of it in the next hourly digest of refused mail"
-        if report.sender is None or report.reply_to != report.sender:
+        if report.sender is None or report.reply_to != report.sender or report.changed \
+                or report.sender == self.moderator:
             return ""
         now = self.games.clock()
-        if report.outcome in STRANGER_OUTCOMES and not self.games.games_of(report.sender):
+        if stranger and report.outcome in STRANGER_OUTCOMES:
             if self.ledger.count(report.sender, now - timedelta(days=1), STRANGER_OUTCOMES) > 0:
                 return "a stranger gets one reply a day"
+            budget = self.signup.signup.config.stranger_mails_per_day
+            if self.ledger.strangers_mailed(now - timedelta(days=1)) >= budget:
+                return f"pbem mails addresses that play in no game {budget} times a day, all together"
         if report.outcome == "no-commands":
             if self.ledger.count(report.sender, now - timedelta(hours=1), ("no-commands",)) >= NO_COMMAND_ANSWERS:
                 return f"at most {NO_COMMAND_ANSWERS} answers an hour to mails without commands"
+        had = self.ledger.count(report.sender, now - timedelta(hours=1), excluding=(*CHANGES, *REFUSED, *UNANSWERED),
+                                answered=True)
+        if had >= ANSWERS_AN_HOUR:
+            return f"at most {ANSWERS_AN_HOUR} answers an hour to mails that change nothing"
+        if had == ANSWERS_AN_HOUR - 1 and report.reply_body:
+            report.reply_body += "\n" + wrap(
+                f"This is the {ANSWERS_AN_HOUR}th answer within an hour to your mails that changed nothing: more "
+                "such mails are not answered until the hour is over. A move is always read and answered.") + "\n"
         return ""
 
     # ------------------------------------------------------------------ steps
@@ -252,4 +276,4 @@ class MailCommands:
             self.replies.reply(report, body)
 
 
-__all__ = ["CHANGES", "MAX_COMMANDS", "NO_COMMAND_ANSWERS", "RECEIPTED", "STRANGER_OUTCOMES", "MailCommands", "MailReport"]
+__all__ = ["ANSWERS_AN_HOUR", "CHANGES", "MAX_COMMANDS", "NO_COMMAND_ANSWERS", "RECEIPTED", "STRANGER_OUTCOMES", "MailCommands", "MailReport"]

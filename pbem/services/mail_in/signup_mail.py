@@ -7,6 +7,12 @@ CODE``, ...) or its subject carries the code of our confirmation mail, and none 
 game: a player's game mail with prose like "start thinking" stays a game mail. A stranger's line that starts
 like a signup command but cannot be read is answered as one. All the mail's signup lines apply or none; a
 mail that changed something is recorded with its reply and its changes in one transaction.
+
+An answer to our code mail confirms only with a line of the sender's own: ``yes`` (or ``confirm CODE``). The
+code in the subject alone confirms nothing, so an auto-responder that answers with our mail quoted, or with
+text of its own, never confirms a forged request. A mail that asked for a code is answered by the code's mail
+alone. No answer carries more of the sender's text than a few lines' starts (``QUOTED`` characters each), and
+none is longer than ``MAX_ANSWER`` characters, whatever came in.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from ...store.models import InboundMail
 from ..common.ledger import MailLedger
 from ..mail_out.help_text import signup_lines
 from ..table.signup import Signup, SignupRefused, SignupResult
-from ..table.signup_words import SignupLine, SignupLineError, code_in, read_signup_line, unbroken
+from ..table.signup_words import QUOTED, SignupLine, SignupLineError, code_in, cut, read_signup_line, unbroken
 from .reply import MAX_LISTED, and_more
 from .report import LineReport, MailReport
 
@@ -27,6 +33,8 @@ SIGNUP_CHANGED = "signup"  # a signup mail that changed something (a request, a 
 SIGNUP_INFO = "signup-info"  # a signup mail that only asked ('games')
 SIGNUP_REFUSED = "signup-refused"  # one of its lines could not apply: nothing did
 MAX_LINES = 20  # signup lines one mail may have; a longer mail is refused whole
+MAX_ANSWER = 4000  # characters of a signup answer's text at most (the 'games' listing is about 2,000)
+YES = ("yes", "confirm")  # a line of the sender's own that confirms the code in the subject
 
 
 def wrap(text: str, indent: str = "") -> str:
@@ -64,9 +72,17 @@ class SignupMail:
         valid = [x for x in found if isinstance(x, SignupLine)]
         code = code_in(subject)
         if code and not any(x.action == "confirm" for x in valid):
-            valid.append(SignupLine(f"(the code in the subject) confirm {code}", "confirm", code=code))
-            found.append(valid[-1])
-        if not valid and not (found and stranger()):
+            yes = [line for line in rest if line.strip().rstrip(".!").lower() in YES]
+            if yes:
+                rest.remove(yes[0])
+                valid.append(SignupLine(f"{yes[0].strip()} (the code in the subject)", "confirm", code=code))
+                found.append(valid[-1])
+            else:
+                unsaid = SignupLineError("the code is in the subject, but no line of yours says yes",
+                                         "yes, on a line of its own above the quoted mail")
+                unsaid.line = "(the code in the subject)"  # type: ignore[attr-defined]
+                found.append(unsaid)
+        if not valid and not (found and (code or stranger())):
             return None
         if any(is_move(line) for line in rest):
             return None  # a game's mail: its signup-like lines are its prose
@@ -79,8 +95,13 @@ class SignupMail:
         with its reply here (``inbound`` and the reply in the change's transaction)."""
         email = report.sender or ""
         if over_limit:
-            report.outcome = SIGNUP_INFO  # recorded, not answered (mail_commands)
-            return
+            # Over the hourly limit of mails that change nothing, a code that comes back is still read, as a move
+            # is: forged mails in a newcomer's name must not lock out their confirmation. Nothing else is.
+            found = [x for x in found if isinstance(x, SignupLine) and x.action == "confirm"][:1]
+            if not found:
+                report.outcome = SIGNUP_INFO  # recorded, not answered (mail_commands)
+                return
+            rest = []
         ignored = [LineReport(line, "ignored", "not a command") for line in rest]
         if len(found) > MAX_LINES:
             report.outcome = SIGNUP_REFUSED
@@ -111,10 +132,14 @@ class SignupMail:
             rows: list[object] = []
             if inbound is not None:
                 inbound.outcome, inbound.sender, inbound.reason = SIGNUP_CHANGED, email, ""
+                inbound.to_stranger = done.stranger
                 rows.append(inbound)
-            if report.reply_to and report.reply_body:
+            if done.code_mail is not None:  # the code's mail is the answer: one mail, not two
+                done.code_mail.text_body += "\n" + self._what_else(report)
+            elif report.reply_to and report.reply_body:
                 rows.append(self.ledger.reply_mail(report.reply_to, report.reply_subject or "", report.reply_body,
                                                    in_reply_to=in_reply_to))
+            report.reply_to = None  # answered here, with the change: mail_commands queues nothing more
             return rows
 
         try:
@@ -140,6 +165,17 @@ class SignupMail:
                         LineReport(x.line, "done", notes.get(x.line, "")) for x in lines] + ignored
 
     @staticmethod
+    def _what_else(report: MailReport) -> str:
+        """What the code's mail says of the mail it answers, after the code: each line's outcome."""
+        lines = ["Your mail, line by line:"]
+        lines += [wrap(f"{cut(r.line, QUOTED)}: {r.note or r.status}", "  ") for r in report.lines
+                  if r.status != "ignored"]
+        ignored = sum(r.status == "ignored" for r in report.lines)
+        if ignored:
+            lines.append(f"  and {ignored} lines that are no commands (ignored)")
+        return "\n".join(lines) + "\n"
+
+    @staticmethod
     def _reply(report: MailReport, answers: list[str]) -> None:
         body: list[str] = []
         if report.outcome == SIGNUP_REFUSED and answers:
@@ -150,23 +186,26 @@ class SignupMail:
         if done:
             body.append("Done:")
             for r in done:
-                body += [wrap(r.line, "  "), wrap(r.note, "      ")]
+                body += [wrap(cut(r.line, QUOTED), "  "), wrap(r.note, "      ")]
         if not_done:
             body.append("Not done:")
             for r in not_done:
-                body += [wrap(r.line, "  "), wrap(r.note, "      ")]
+                body += [wrap(cut(r.line, QUOTED), "  "), wrap(r.note, "      ")]
         if report.outcome != SIGNUP_REFUSED and answers:
             body += ([""] if body else []) + answers
         if ignored:
-            body += ["", "Ignored (not commands):"] + [wrap(r.line, "  ") for r in ignored[:MAX_LISTED]] + \
-                and_more(len(ignored))
+            body += ["", "Ignored (not commands):"] + [wrap(cut(r.line, QUOTED), "  ") for r in ignored[:MAX_LISTED]] \
+                + and_more(len(ignored))
         if any(r.status == "answered" for r in report.lines):  # 'games': and what one may do with them
             body += ["", *signup_lines()]
         elif not answers or report.outcome == SIGNUP_REFUSED:
             body += ["", wrap("Send 'games' for the open tables, the running games and what you may send.")]
         base = report.subject if report.subject.lower().startswith("re:") else f"Re: {report.subject}".strip()
         report.reply_subject = base if base != "Re:" else "Re: your mail"
-        report.reply_body = "\n".join(body).strip() + "\n"
+        text = "\n".join(body).strip() + "\n"
+        if len(text) > MAX_ANSWER:  # a last guard: every part above is bounded, and together they stay below it
+            text = text[: MAX_ANSWER - 40].rsplit("\n", 1)[0] + "\n(the rest of this answer is left out)\n"
+        report.reply_body = text
 
 
-__all__ = ["SIGNUP_CHANGED", "SIGNUP_INFO", "SIGNUP_REFUSED", "SignupMail", "is_move"]
+__all__ = ["MAX_ANSWER", "SIGNUP_CHANGED", "SIGNUP_INFO", "SIGNUP_REFUSED", "SignupMail", "is_move"]

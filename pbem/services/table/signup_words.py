@@ -17,11 +17,19 @@ from typing import Any
 from ...games import get_game, names as game_names
 from ...timespans import TimingError, format_duration, parse_duration
 from ..common.timing import Timing
+from .player_names import shown, why_not
 
 WORDS = ("games", "new", "join", "leave", "start", "watch", "unwatch", "resign", "confirm")
 _CODE = r"[a-z]{3,9}-[a-z]{3,9}"  # a code as services.table.signup makes it: two words
 CODE = re.compile(rf"\b({_CODE})\b")
 MAX_DEADLINE_DAYS = 30
+QUOTED = 60  # characters of a line of the sender's quoted back (its start): an answer never carries their text
+
+
+def cut(text: str, most: int = 20) -> str:
+    """``text``, or its start and '...' when longer than ``most``: what a reply quotes of the sender's words."""
+    text = " ".join(text.split())
+    return text if len(text) <= most else text[: most - 3].rstrip() + "..."
 
 
 class SignupLineError(ValueError):
@@ -53,7 +61,7 @@ def kind_of(word: str) -> str:
     for name in game_names():
         if key in (name, name.replace("-", "")):
             return name
-    raise SignupLineError(f"pbem hosts no game called '{word}'", "new " + " or new ".join(game_names()))
+    raise SignupLineError(f"pbem hosts no game called '{cut(word)}'", "new " + " or new ".join(game_names()))
 
 
 def _number(word: str | None, what: str, example: str) -> int:
@@ -61,7 +69,7 @@ def _number(word: str | None, what: str, example: str) -> int:
         raise SignupLineError(f"it names no {what}", example)
     found = re.fullmatch(r"#?([0-9]{1,9})", word)
     if not found or int(found.group(1)) == 0:
-        raise SignupLineError(f"'{word}' is not the number of a {what}", example)
+        raise SignupLineError(f"'{cut(word)}' is not the number of a {what}", example)
     return int(found.group(1))
 
 
@@ -70,10 +78,13 @@ def _as_name(words: list[str], example: str) -> str:
     if not words:
         return ""
     if words[0].lower() != "as" or len(words) == 1:
-        raise SignupLineError(f"'{' '.join(words)}' is not 'as NAME'", example)
-    name = " ".join(words[1:]).strip()
+        raise SignupLineError(f"'{cut(' '.join(words))}' is not 'as NAME'", example)
+    name = shown(" ".join(words[1:]))
     if len(name) > 40 or not re.fullmatch(r"[\w][\w .'-]*", name):
-        raise SignupLineError(f"'{name}' is not a name: letters, digits, spaces, ' . -, at most 40", example)
+        raise SignupLineError(f"'{cut(name, 40)}' is not a name: letters, digits, spaces, ' . -, at most 40", example)
+    why = why_not(name)
+    if why:
+        raise SignupLineError(f"'{name}' may not be a player's name: {why}", example)
     return name
 
 
@@ -98,15 +109,15 @@ def _new(line: str, words: list[str]) -> SignupLine:
             name, rest = _as_name(rest, f"new {kind} as Ann"), []
             continue
         if value is None:
-            raise SignupLineError(f"'{rest[0]}' has no value", example)
+            raise SignupLineError(f"'{cut(rest[0])}' has no value", example)
         if key in ("players", "seats"):
             if not value.isdigit() or int(value) not in engine.PLAYERS:
                 raise SignupLineError(f"{engine.TITLE} is for {', '.join(map(str, engine.PLAYERS))} players, not "
-                                      f"'{value}'", f"new {kind} players {max(engine.PLAYERS)}")
+                                      f"'{cut(value)}'", f"new {kind} players {max(engine.PLAYERS)}")
             players = int(value)
         elif key == "side":
             if value.lower() not in ("back", "front"):
-                raise SignupLineError(f"the side is 'back' or 'front', not '{value}'", f"new {kind} side back")
+                raise SignupLineError(f"the side is 'back' or 'front', not '{cut(value)}'", f"new {kind} side back")
             if value.lower() == "back" and kind != "fifth-avenue":
                 raise SignupLineError(f"{engine.TITLE}'s board has one side", f"new {kind}")
             back_side = value.lower() == "back"
@@ -114,11 +125,11 @@ def _new(line: str, words: list[str]) -> SignupLine:
             try:
                 deadline = parse_duration(value, "deadline")
             except (TimingError, ValueError) as exc:
-                raise SignupLineError(f"'{value}' is not a length of time ({exc})", f"new {kind} deadline 2d") from None
+                raise SignupLineError(f"'{cut(value)}' is not a length of time ({cut(str(exc), 60)})", f"new {kind} deadline 2d") from None
             if deadline > MAX_DEADLINE_DAYS * 86400:
                 raise SignupLineError(f"a deadline is at most {MAX_DEADLINE_DAYS} days", f"new {kind} deadline 3d")
         else:
-            raise SignupLineError(f"'{rest[0]}' is not an option of new (players, side, deadline, as)", example)
+            raise SignupLineError(f"'{cut(rest[0])}' is not an option of new (players, side, deadline, as)", example)
         rest = rest[2:]
     return SignupLine(line, "new", kind=kind, players=players, back_side=back_side, deadline=deadline, name=name)
 
@@ -158,14 +169,14 @@ def read_signup_line(line: str) -> SignupLine | None:
             number, rest = _number(rest[0], "table", "start 3"), rest[1:]
         robots = [w.lower() for w in rest] == ["with", "robots"]
         if rest and not robots:
-            raise SignupLineError(f"'{' '.join(rest)}' is not 'with robots'", "start 3 with robots")
+            raise SignupLineError(f"'{cut(' '.join(rest))}' is not 'with robots'", "start 3 with robots")
         return SignupLine(line, "start", number=number, robots=robots)
     what = "table" if word in ("join", "leave") else "game"
     number = _number(words[1] if len(words) > 1 else None, what, f"{word} 3")
     if word == "join":
         return SignupLine(line, "join", number=number, name=_as_name(words[2:], f"join {number} as Ann"))
     if len(words) > 2:
-        raise SignupLineError(f"'{word}' takes the number of a {what} alone", f"{word} {number}")
+        raise SignupLineError(f"'{cut(word)}' takes the number of a {what} alone", f"{word} {number}")
     return SignupLine(line, word, number=number)
 
 
@@ -204,7 +215,8 @@ def name_of(email: str) -> str:
     """The name a player who gave none is shown by: the first letters of their address ('ann.lee@...' ->
     'Ann'), never the address."""
     letters = re.match(r"[^\W\d_]+", email.split("@")[0])
-    return letters.group(0)[:20].capitalize() if letters else "Player"
+    name = letters.group(0)[:20].capitalize() if letters else ""
+    return name if name and not why_not(name) else "Player"  # 'moderator@...' does not sit as 'Moderator'
 
 
 def table_words(table: Any) -> str:
@@ -217,5 +229,5 @@ def table_words(table: Any) -> str:
     return ", ".join(words)
 
 
-__all__ = ["CODE", "WORDS", "SignupLine", "SignupLineError", "TableInfo", "code_hash", "code_in", "kind_of", "name_of",
+__all__ = ["CODE", "QUOTED", "WORDS", "cut", "SignupLine", "SignupLineError", "TableInfo", "code_hash", "code_in", "kind_of", "name_of",
            "read_signup_line", "table_words", "unbroken"]
