@@ -1,4 +1,5 @@
-"""Small helpers for English text people read: a count with its noun, a list joined with 'and'."""
+"""Small helpers for English text people read: a count with its noun, a list joined with 'and', the start of
+somebody's line quoted back."""
 
 from __future__ import annotations
 
@@ -21,4 +22,13 @@ def listing(items: Iterable[str], limit: int = 0, conjunction: str = "and") -> s
     return ", ".join(items[:-1]) + f" {conjunction} " + items[-1]
 
 
-__all__ = ["listing", "plural"]
+QUOTED = 60  # characters of a line of somebody's quoted back to them (its start): no answer carries their text
+
+
+def cut(text: str, most: int = QUOTED) -> str:
+    """``text`` on one line, or its start and '...' when longer than ``most``."""
+    text = " ".join(text.split())
+    return text if len(text) <= most else text[: most - 3].rstrip() + "..."
+
+
+__all__ = ["QUOTED", "cut", "listing", "plural"]

@@ -106,7 +106,7 @@ class MailWorker:
         self.robots = RobotPlayers(self.games)
         self.robots_unfinished = False  # the last pass's robots stopped at their limit with decisions still due
         self.timekeeper = Timekeeper(self.games, moderator=mail.moderator,
-                                     outage_gap=timedelta(seconds=mail.outage_gap), log=log)
+                                     outage_gap=timedelta(seconds=mail.outage_gap), log=log, signup=signup)
 
     def run_once(self) -> PassReport:
         """One pass, every step in this thread: each mail is answered before the next is read."""

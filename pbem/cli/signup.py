@@ -60,12 +60,15 @@ def game_tables(
     ctx: typer.Context,
     status: Optional[str] = typer.Option(None, "--status", help="Only tables with this status: waiting, open, "
                                                                   "started, closed."),
+    page: int = typer.Option(1, "--page", min=1, max=MAX_GAME_ID, help="Which page of tables, the newest first."),
+    limit: int = typer.Option(50, "--limit", min=1, max=1000, help="Tables a page."),
     wide: bool = wide_option(),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON (the tables of the page)."),
 ) -> None:
-    """The tables players open and join by mail: number, game, status, who sits at each (with --wide their
-    addresses and the opener's) and the game a started one became. Example: pbem game tables --status waiting"""
-    tables = _signup(ctx).tables(status)
+    """The tables players open and join by mail, the newest first, a page at a time: number, game, status, who
+    sits at each (with --wide their addresses and the opener's) and the game a started one became. Example: pbem
+    game tables --status waiting --page 2"""
+    tables, total = _signup(ctx).tables(status, page=page, limit=limit)
     if as_json:
         typer.echo(json.dumps([{"table": t.id, "kind": t.kind, "words": t.words, "seats": t.seats, "opener": t.opener,
                                 "status": t.status, "game": t.game_id, "created_at": t.created_at.isoformat(),
@@ -76,7 +79,10 @@ def game_tables(
     rows = [(str(t.id), t.words, t.status,
              ", ".join(f"{n} <{e}>" if wide else n for n, e in t.seated) or "-", t.opener,
              f"game {t.game_id}" if t.game_id else "-") for t in tables]
-    out.print(people_table(None, columns, rows, wide=wide) if rows else "No tables.")
+    out.print(people_table(None, columns, rows, wide=wide) if rows else "No tables." if page == 1 else
+              f"No tables on page {page}.")
+    if total > page * limit:
+        out.print(f"{total} tables; page {page} shows {len(rows)}: --page {page + 1} for more.", highlight=False)
 
 
 @app.command("start")

@@ -138,6 +138,13 @@ def references(msg: EmailMessage) -> list[str]:
     return found[:MAX_REFERENCES]
 
 
+# The subjects responders give their answers, in the languages mail clients ship them: "Automatic reply:" and
+# "Out of Office:" (Outlook, Exchange), "Auto:" (Lotus Notes), "Autoreply:", "Abwesenheitsnotiz:", "Réponse
+# automatique :", ... Only at the start and with the colon: a person's subject rarely begins so.
+_AUTO_SUBJECT = re.compile(
+    r"^\s*(?:automatic reply|auto(?:matic)?[- ]?(?:reply|response)|autoreply|auto|out of (?:the )?office(?: autoreply)?"
+    r"|automatische antwort|abwesenheitsnotiz|r[ée]ponse automatique|respuesta autom[áa]tica|risposta automatica"
+    r"|automatisch antwoord|autosvar|automaattinen vastaus|odpowied[źz] automatyczna)\s*:", re.IGNORECASE)
 _ROBOT_SENDERS = re.compile(r"^(mailer-daemon|postmaster|nobody|no-?reply|bounces?)(@|$)|-request@|^owner-", re.I)
 
 
@@ -152,14 +159,18 @@ def automatic_reason(msg: EmailMessage, own_addresses: tuple[str, ...] = ()) -> 
     if auto and auto != "no":
         return f"Auto-Submitted: {auto}"
     precedence = _header(msg, "Precedence").strip().lower()
-    if precedence in ("bulk", "junk", "list"):
+    if precedence in ("bulk", "junk", "list", "auto_reply"):
         return f"Precedence: {precedence}"
     # X-Auto-Response-Suppress (any value): Exchange and Outlook put it on their automatic replies (out of
-    # office), often without Auto-Submitted or Precedence.
+    # office), often without Auto-Submitted or Precedence; X-MS-Exchange-Inbox-Rules-Loop on what an inbox rule
+    # sent or forwarded.
     for name in ("List-Id", "List-Unsubscribe", "List-Post", "X-Autoreply", "X-Autorespond", "X-Auto-Response-Suppress",
-                 "X-Pbem"):
+                 "X-MS-Exchange-Inbox-Rules-Loop", "X-Pbem"):
         if _header(msg, name):
             return f"{name} header" if name != "X-Pbem" else "our own mail"
+    found = _AUTO_SUBJECT.match(subject(msg))
+    if found:  # a responder that marks itself in the subject alone ("Automatic reply: ...", "Out of Office: ...")
+        return f"an automatic reply's subject ({found.group(0).strip()})"
     if _header(msg, "Return-Path").strip() == "<>":
         return "null return path (a bounce)"
     try:

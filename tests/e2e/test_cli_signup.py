@@ -52,7 +52,7 @@ def test_open_list_approve_and_watchers(database_url: str, pbem, one_line_error)
     assert ANN in pbem(url, "game", "tables", "--wide").stdout
 
     by_mail(signup, BOB, "join 2")  # full: it starts as game 1
-    assert json.loads(pbem(url, "game", "tables", "--json").stdout)[1]["game"] == 1
+    assert {t["table"]: t["game"] for t in json.loads(pbem(url, "game", "tables", "--json").stdout)}[2] == 1
     # The moderator's own table 1, with one player by mail, started with a robot in its free seats: game 2.
     by_mail(SignupAdmin(games, SignupConfig()), DEE, "join 1")
     assert pbem(url, "game", "start", "1", "--with-robots").stdout.strip() == "2"
@@ -78,6 +78,12 @@ def test_open_list_approve_and_watchers(database_url: str, pbem, one_line_error)
     assert "Nobody watches game 1." in pbem(url, "game", "watchers", "1").stdout
     one_line_error(pbem(url, "game", "unwatch", "1", DEE, check=False), f"{DEE} does not watch game 1")
     one_line_error(pbem(url, "game", "watchers", "5", check=False), "there is no game 5")
+    # The list pages (issue 42), the newest first: tables 3, 2, 1 by twos.
+    assert [t["table"] for t in json.loads(pbem(url, "game", "tables", "--limit", "2", "--json").stdout)] == [3, 2]
+    assert [t["table"] for t in json.loads(pbem(url, "game", "tables", "--limit", "2", "--page", "2",
+                                                "--json").stdout)] == [1]
+    assert "3 tables; page 1 shows 2: --page 2 for more." in pbem(url, "game", "tables", "--limit", "2").stdout
+    assert "No tables on page 9." in pbem(url, "game", "tables", "--page", "9").stdout
     engine.dispose()
 
 

@@ -15,7 +15,9 @@
 5. reminders, with the board and the options; a player due a reminder who
    must act in several games gets one digest of all of them, once a day;
 6. the daily mail of each player with delivery "digest" (services.mail_out.delivery):
-   what happened since their last mail, when anything did.
+   what happened since their last mail, when anything did;
+7. the watchers' daily mails, and the players told of new watchers (at most once a day);
+8. open tables that nobody new joined for ``[signup] idle_days`` close (services.table.idle_tables).
 
 Every change to a game is made under that game's lock, and each step checks
 again under the lock that the decision is still the one it looked at: a
@@ -37,6 +39,7 @@ from typing import Callable
 from sqlalchemy import and_, update
 from sqlmodel import Session, select
 
+from ...config import SignupConfig
 from ...games import get_game
 from ...store.models import DecisionClock, Event, Game, GameStatus, Seat, Watcher
 from ...store.uow import UnitOfWork
@@ -47,7 +50,9 @@ from ...words import plural
 from ..common.deadlines import (CHECK_MARK, CLOCKS_MARK, DIGEST_EVERY, LATE_NOTICE_EVERY, aware, get_mark, open_clock,
                         open_clocks, set_mark)
 from ..common.ledger import MailLedger
+from ..table.idle_tables import close_idle_tables, idle_tables
 from ..table.service import GameService
+from ..table.watch_news import announce_watchers
 from ..common.errors import CommandRejected, DecisionMoved, GameNotActive
 from ..common.game_info import GameInfo
 
@@ -65,6 +70,7 @@ class TimekeeperReport:
     digests: list[str] = field(default_factory=list)  # players who got a digest
     daily: list[tuple[int, str]] = field(default_factory=list)  # (game, player) daily mails of delivery "digest"
     watchers: list[tuple[int, str]] = field(default_factory=list)  # (game, watcher) mails to watchers
+    closed_tables: list[int] = field(default_factory=list)  # open tables nobody new joined for [signup] idle_days
 
     def lines(self) -> list[str]:
         said = []
@@ -77,13 +83,15 @@ class TimekeeperReport:
         said += [f"digest to {e}" for e in self.digests]
         said += [f"game {g}: daily mail to {e}" for g, e in self.daily]
         said += [f"game {g}: mail to its watcher {e}" for g, e in self.watchers]
+        said += [f"table {t}: closed, nobody new joined it" for t in self.closed_tables]
         return said
 
 
 class Timekeeper:
     def __init__(self, games: GameService, *, moderator: str = "", outage_gap: timedelta = OUTAGE_GAP,
-                 log: Callable[[str], None] = lambda line: None) -> None:
+                 log: Callable[[str], None] = lambda line: None, signup: SignupConfig = SignupConfig()) -> None:
         self.games = games
+        self.signup = signup
         self.ledger = MailLedger(games.engine, clock=games.clock, mail_domain=games.mail_domain)
         self.moderator = moderator
         self.outage_gap = outage_gap
@@ -104,6 +112,7 @@ class Timekeeper:
         self._reminders(now, report)
         self._daily_mails(now, report)
         self._watchers(now, report)
+        self._idle_tables(report)
         return report
 
     # ------------------------------------------------------------------ 1. the outage gap
@@ -434,7 +443,18 @@ class Timekeeper:
                         continue
                     watcher.told_seq, watcher.due_at = info.last_seq, now + DIGEST_EVERY
                     s.add(watcher)
+                if not over:  # watchers that began since the players last heard of some (at most once a day)
+                    announce_watchers(s, self.games, game_id)
                 uow.commit()
+
+    def _idle_tables(self, report: TimekeeperReport) -> None:
+        with UnitOfWork(self.games.engine) as uow:  # a look, then a write only when a table is due
+            if not idle_tables(uow.session, self.games, self.signup.idle_days):
+                return
+        with UnitOfWork(self.games.engine, write=True) as uow:
+            uow.serialize("signup")  # as a join: a table never closes under a player taking its last seat
+            report.closed_tables = close_idle_tables(uow.session, self.games, self.signup.idle_days)
+            uow.commit()
 
     @staticmethod
     def _who(info: GameInfo, seat: int) -> str:

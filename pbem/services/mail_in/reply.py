@@ -14,7 +14,7 @@ from ..mail_out.delivery import has_auctions
 from ..mail_out.receipts import next_mail_words, waiting_words
 from ..table.service import GameService
 from ..table.table_talk import TalkPlan, first_line
-from ...words import listing, plural
+from ...words import QUOTED, cut as quoted, listing, plural
 from .lines import setting
 from .report import LineReport, MailReport, read_from_words
 
@@ -28,7 +28,7 @@ DELIVERY_WORDS = {
 }
 TALK_HINT = ("To talk to the other players, start a line with 'say'; to write to the moderator, with "
              "'moderator' (a line 'end' closes a text of several lines).")
-MAX_LISTED = 20  # lines of a mail quoted back in the reply (what was ignored); the rest are counted
+MAX_LISTED = 5  # lines of a mail quoted back in the reply (what was ignored), each cut to QUOTED; the rest counted
 HISTORY_LINES = 20
 
 
@@ -69,14 +69,14 @@ def note_for_sender(ignored: list[str], taken: list[tuple[str, str]], cut: list[
     notes = [f"{command} {read_from_words(line)}" for command, line in taken]
     notes += [f"{line} (read from after the 'On ... wrote:' on the same line)" for line in cut]
     if ignored:
-        notes += (["Lines of your mail that were not commands (ignored):"] + [f"  {line}" for line in ignored[:MAX_LISTED]]
+        notes += (["Lines of your mail that were not commands (ignored):"] + [f"  {quoted(line)}" for line in ignored[:MAX_LISTED]]
                   + and_more(len(ignored)) + [TALK_HINT])
     return notes
 
 
 def line_as_read(r: LineReport) -> list[str]:
     """A command of the mail, and under it where it was read when that was not a whole line of its own."""
-    return [wrap(r.line, "  ")] + ([wrap(r.read_from_words(), "      ")] if r.read_from else [])
+    return [wrap(quoted(r.line), "  ")] + ([wrap(quoted(r.read_from_words(), 2 * QUOTED), "      ")] if r.read_from else [])
 
 
 class Replies:
@@ -151,7 +151,7 @@ class Replies:
             LineReport(x, "ignored") for x in report.text.unread]  # not quotes, signatures, our board: noise to them
         if ignored:
             lines.append("Ignored:")
-            lines += [wrap(r.line, "  ") for r in ignored[:MAX_LISTED]] + and_more(len(ignored))
+            lines += [wrap(quoted(r.line), "  ") for r in ignored[:MAX_LISTED]] + and_more(len(ignored))
             if any(r.status == "ignored" for r in report.lines):
                 lines.append(wrap(TALK_HINT))
         if report.outcome in ("stale", "rejected") and report.seat == info.state.current_player():

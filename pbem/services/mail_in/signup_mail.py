@@ -25,7 +25,8 @@ from ...store.models import InboundMail
 from ..common.ledger import MailLedger
 from ..mail_out.help_text import signup_lines
 from ..table.signup import Signup, SignupRefused, SignupResult
-from ..table.signup_words import QUOTED, SignupLine, SignupLineError, code_in, cut, read_signup_line, unbroken
+from ..table.signup_words import SignupLine, SignupLineError, code_in, read_signup_line, unbroken
+from ...words import cut
 from .reply import MAX_LISTED, and_more
 from .report import LineReport, MailReport
 
@@ -168,7 +169,7 @@ class SignupMail:
     def _what_else(report: MailReport) -> str:
         """What the code's mail says of the mail it answers, after the code: each line's outcome."""
         lines = ["Your mail, line by line:"]
-        lines += [wrap(f"{cut(r.line, QUOTED)}: {r.note or r.status}", "  ") for r in report.lines
+        lines += [wrap(f"{cut(r.line)}: {r.note or r.status}", "  ") for r in report.lines
                   if r.status != "ignored"]
         ignored = sum(r.status == "ignored" for r in report.lines)
         if ignored:
@@ -186,15 +187,15 @@ class SignupMail:
         if done:
             body.append("Done:")
             for r in done:
-                body += [wrap(cut(r.line, QUOTED), "  "), wrap(r.note, "      ")]
+                body += [wrap(cut(r.line), "  "), wrap(r.note, "      ")]
         if not_done:
             body.append("Not done:")
             for r in not_done:
-                body += [wrap(cut(r.line, QUOTED), "  "), wrap(r.note, "      ")]
+                body += [wrap(cut(r.line), "  "), wrap(r.note, "      ")]
         if report.outcome != SIGNUP_REFUSED and answers:
             body += ([""] if body else []) + answers
         if ignored:
-            body += ["", "Ignored (not commands):"] + [wrap(cut(r.line, QUOTED), "  ") for r in ignored[:MAX_LISTED]] \
+            body += ["", "Ignored (not commands):"] + [wrap(cut(r.line), "  ") for r in ignored[:MAX_LISTED]] \
                 + and_more(len(ignored))
         if any(r.status == "answered" for r in report.lines):  # 'games': and what one may do with them
             body += ["", *signup_lines()]

@@ -27,7 +27,7 @@ from sqlmodel import Session, select
 from ...games import get_game
 from ...store.models import Game, OutboxMail, Seat, SignupRequest, SignupSeat, SignupTable, Watcher
 from ...store.uow import UnitOfWork
-from ...words import listing, plural
+from ...words import cut as quoted, listing, plural
 from ..common.deadlines import aware
 from ..common.input_checks import checked_address, proves_seat
 from ..common.ledger import strangers_mailed
@@ -36,7 +36,7 @@ from ..mail_out import notices
 from .games import new_secret_word
 from .player_names import same_name
 from .signup_checks import CLOSED, DAY, OPEN, STARTED, WAITING, SignupChecks, SignupRefused
-from .signup_words import SignupLine, TableInfo, code_hash, cut, name_of, table_words
+from .signup_words import SignupLine, TableInfo, code_hash, name_of, table_words
 from .watch_news import announce_watchers
 
 CODE_DAYS = 2  # an unconfirmed request expires after this
@@ -300,8 +300,8 @@ class Signup(SignupChecks):
         s.add(SignupRequest(email=email, action=action, data=data, code_hash=code_hash(code), created_at=now,
                             expires_at=expires))
         # No line of this mail reads as a confirmation: an auto-responder that sends it back whole confirms nothing.
-        result.code_mail = notices.plain_mail(email, f"confirm code {code}: {cut(line.line, 60)}", [
-            f"Somebody, we hope you, sent us '{cut(line.line, 60)}' from this address, to {what}. To do it, answer "
+        result.code_mail = notices.plain_mail(email, f"confirm code {code}: {quoted(line.line)}", [
+            f"Somebody, we hope you, sent us '{quoted(line.line)}' from this address, to {what}. To do it, answer "
             "this mail with the word yes above the quoted text (the subject carries the code), or write to us "
             f"'confirm {code}' on a line of its own.",
             f"If it was not you, do nothing: the request expires on {expires:%a %d %b %H:%M} UTC, and nothing "

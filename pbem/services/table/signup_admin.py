@@ -8,15 +8,22 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from sqlalchemy import func
 from sqlmodel import select
+
+from ...limits import MAX_GAME_ID
 
 from ...store.models import SignupTable, Watcher
 from ...store.uow import UnitOfWork
 from ..common.deadlines import aware
+from ..common.errors import BadRequest
 from ..common.input_checks import checked_address
 from ..mail_out import notices
 from .signup import CLOSED, OPEN, WAITING, Signup, SignupRefused
 from .signup_words import TableInfo, table_words
+
+
+TABLES_A_PAGE = 50  # tables `pbem game tables` lists a page
 
 
 class SignupAdmin(Signup):
@@ -81,16 +88,23 @@ class SignupAdmin(Signup):
             uow.commit()
             return words
 
-    def tables(self, status: str | None = None) -> list[TableInfo]:
-        """``pbem game tables``: every table (or those of ``status``), with the names and addresses seated."""
+    def tables(self, status: str | None = None, *, page: int = 1, limit: int = TABLES_A_PAGE) -> tuple[
+            list[TableInfo], int]:
+        """``pbem game tables``: page ``page`` of the tables (or those of ``status``), ``limit`` a page, the newest
+        first, with the names and addresses seated; and how many there are in all."""
+        if page < 1 or limit < 1:
+            raise BadRequest(f"the page and the limit are at least 1, not {page} and {limit}")
         with UnitOfWork(self.games.engine) as uow:
-            query = select(SignupTable).order_by(SignupTable.id)
+            query = select(SignupTable)
+            counted = select(func.count()).select_from(SignupTable)
             if status:
-                query = query.where(SignupTable.status == status)
+                query, counted = query.where(SignupTable.status == status), counted.where(SignupTable.status == status)
+            found = uow.session.exec(query.order_by(SignupTable.id.desc())  # type: ignore[union-attr]
+                                     .offset(min((page - 1) * limit, MAX_GAME_ID)).limit(limit)).all()
             return [TableInfo(table.id or 0, table.kind, table_words(table), table.seats, table.opener, table.status,
                               table.game_id, aware(table.created_at),
                               [(seat.name, seat.email) for seat in self._seats(uow.session, table.id or 0)])
-                    for table in uow.session.exec(query).all()]
+                    for table in found], uow.session.exec(counted).one()
 
     def watchers(self, game_id: int) -> list[tuple[str, datetime]]:
         """``pbem game watchers``: (address, since) of who watches the game, in the order they began."""
@@ -112,4 +126,4 @@ class SignupAdmin(Signup):
 
 
 
-__all__ = ["SignupAdmin"]
+__all__ = ["TABLES_A_PAGE", "SignupAdmin"]

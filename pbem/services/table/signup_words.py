@@ -16,6 +16,7 @@ from typing import Any
 
 from ...games import get_game, names as game_names
 from ...timespans import TimingError, format_duration, parse_duration
+from ...words import cut as quoted
 from ..common.timing import Timing
 from .player_names import shown, why_not
 
@@ -23,13 +24,12 @@ WORDS = ("games", "new", "join", "leave", "start", "watch", "unwatch", "resign",
 _CODE = r"[a-z]{3,9}-[a-z]{3,9}"  # a code as services.table.signup makes it: two words
 CODE = re.compile(rf"\b({_CODE})\b")
 MAX_DEADLINE_DAYS = 30
-QUOTED = 60  # characters of a line of the sender's quoted back (its start): an answer never carries their text
+WORD_QUOTED = 20  # characters of one word of the sender's that a refusal quotes back
 
 
-def cut(text: str, most: int = 20) -> str:
-    """``text``, or its start and '...' when longer than ``most``: what a reply quotes of the sender's words."""
-    text = " ".join(text.split())
-    return text if len(text) <= most else text[: most - 3].rstrip() + "..."
+def cut(text: str, most: int = WORD_QUOTED) -> str:
+    """``text``, or its start and '...' when longer than ``most``: what a refusal quotes of the sender's words."""
+    return quoted(text, most)
 
 
 class SignupLineError(ValueError):
@@ -229,5 +229,5 @@ def table_words(table: Any) -> str:
     return ", ".join(words)
 
 
-__all__ = ["CODE", "QUOTED", "WORDS", "cut", "SignupLine", "SignupLineError", "TableInfo", "code_hash", "code_in", "kind_of", "name_of",
+__all__ = ["CODE", "WORDS", "cut", "SignupLine", "SignupLineError", "TableInfo", "code_hash", "code_in", "kind_of", "name_of",
            "read_signup_line", "table_words", "unbroken"]
