@@ -55,7 +55,7 @@ def test_strangers_start_a_game_by_mail_watch_it_and_resign(dovecot, smtp_server
         """Answer our mail with the code as it is, as a mail client's Reply does."""
         code_mail = next(m for m in reversed(inbox(dovecot, user(address)))
                          if "confirm code " in str(m["Subject"]))
-        mail_in(reply_like_a_client(code_mail, address, ""), "signup")
+        mail_in(reply_like_a_client(code_mail, address, "yes"), "signup")
 
     # A server on the default settings: only the moderator opens tables; the stranger is told so, nothing made.
     closed = MailWorker(engine, mail_config, clock=clock)

@@ -81,7 +81,7 @@ class MailCommands:
         except ServiceError as exc:  # a refusal the checks above did not foresee still gets a clear reply
             report.outcome = report.outcome or "rejected"
             self.replies.reply(report, [wrap(f"Your mail could not be processed: {exc.message}")])
-        if over_limit and report.outcome not in ("applied", *REFUSED):
+        if over_limit and report.outcome not in ("applied", SIGNUP_CHANGED, *REFUSED):  # a move, a code: read
             report.outcome, report.not_answered, report.reply_to = "ignored", over_limit, None
         answered = any(r.status == "answered" for r in report.lines)
         stranger = self._stranger(report)

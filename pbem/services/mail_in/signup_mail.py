@@ -167,9 +167,10 @@ class SignupMail:
 
     @staticmethod
     def _what_else(report: MailReport) -> str:
-        """What the code's mail says of the mail it answers, after the code: each line's outcome."""
+        """What the code's mail says of the mail it answers, after the code: each line's outcome. Every line is
+        quoted ('...'), so that no line of the code's mail, sent back whole, reads as a command."""
         lines = ["Your mail, line by line:"]
-        lines += [wrap(f"{cut(r.line)}: {r.note or r.status}", "  ") for r in report.lines
+        lines += [wrap(f"'{cut(r.line)}': {r.note or r.status}", "  ") for r in report.lines
                   if r.status != "ignored"]
         ignored = sum(r.status == "ignored" for r in report.lines)
         if ignored:
