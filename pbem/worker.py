@@ -40,7 +40,7 @@ from .services.operations.claims import Instance, MailClaims
 from .services.table.service import GameService
 from .services.operations.heartbeat import FOREVER, ONCE, ONCE_EVERY, Heartbeat
 from .services.common.ledger import MailLedger, error_summary
-from .services.mail_in.mail_commands import MailCommands
+from .services.mail_in.mail_commands import ANSWERS_AN_HOUR, MailCommands
 from .services.mail_in.signup_mail import SIGNUP_CHANGED, SIGNUP_INFO
 from .services.mail_in.refusals import RefusalDigest
 from .services.mail_out.outbox_process import OutboxProcess, shareable, tell_moderator_of_failures
@@ -85,6 +85,7 @@ class MailWorker:
         self, engine: Engine, mail: MailConfig, *, clock: Callable[[], datetime] = utcnow,
         log: Callable[[str], None] = lambda line: None, mail_domain: str | None = None, rate_limit: int = RATE_LIMIT,
         archive: ArchiveConfig = ArchiveConfig(), signup: SignupConfig = SignupConfig(),
+        answers_an_hour: int = ANSWERS_AN_HOUR,
     ) -> None:
         self.engine = engine
         self.mail = mail
@@ -94,7 +95,8 @@ class MailWorker:
         self.games = GameService(engine, clock=clock, mail_domain=mail_domain or mail.game_address.split("@")[-1],
                                  archive=archive)
         self.ledger = MailLedger(engine, clock=clock, mail_domain=self.games.mail_domain)
-        self.commands = MailCommands(self.games, ledger=self.ledger, moderator=mail.moderator, signup=signup)
+        self.commands = MailCommands(self.games, ledger=self.ledger, moderator=mail.moderator, signup=signup,
+                                     answers_an_hour=answers_an_hour)
         self.instance = Instance.start()
         self.claims = MailClaims(engine, self.instance, clock=clock)
         self.heartbeat = Heartbeat(engine, self.instance, clock=clock, log=log)  # what `pbem status` reads

@@ -15,7 +15,11 @@ CRLF_WORD = "=?utf-8?q?<a=0D=0AX-Injected:_1@evil>?="
 HUGE_LINES = 20_000
 # Signup mails (issue 36, docs/signup.md), good and bad: a stranger may send them all.
 SIGNUP_BODIES = ("games", "join 1", "join 1 as " + "N" * 300, "new fifth-avenue players 3", "new chess", "watch 1",
-                 "confirm aaa-bbb", "resign 1", "start with robots", "leave 1\nunwatch 1", "join 99999999999999")
+                 "confirm aaa-bbb", "resign 1", "start with robots", "leave 1\nunwatch 1", "join 99999999999999",
+                 # issue 42: what a reflector or an impersonator sends
+                 "games\n" + "\n".join(["spam " * 200] * 200), "confirm aaa-bbb " + "spam " * 2000,
+                 "join 1 as The moderator", "join 1 as \u0410nn", "join 1 as Robo1", "new manhattan as pbem",
+                 "start 1 with robots", "unwatch 1", "yes", "join 1\nwatch 1")
 
 Header = tuple[str, str]
 

@@ -48,6 +48,8 @@ class StormReport:
     questions: int = 0
     signups: int = 0  # a stranger's signup mails beside the moves ('watch 1', 'games': issue 36)
     signup_unmatched: int = 0  # signup requests stored without their mail's record, or records without them
+    stranger_mails: int = 0  # mails pbem sent the stranger (issue 42: a day's answer and the codes that may wait)
+    stranger_largest: int = 0  # characters of the longest of them
     kills: int = 0
     cuts: int = 0  # times every database connection of the workers was terminated
     unbidden_exits: int = 0  # workers that ended without being killed
@@ -65,7 +67,8 @@ class StormReport:
 
     def line(self) -> str:
         return (f"{self.moves} moves ({self.copies} sent twice, {self.questions} questions and {self.signups} "
-                f"signup mails beside them, {self.signup_unmatched} of these unmatched): "
+                f"signup mails beside them, {self.signup_unmatched} of these unmatched, {self.stranger_mails} mails to "
+                f"the stranger, the longest {self.stranger_largest} characters): "
                 f"{self.applied} applied, {self.lost} lost, {self.applied_twice} applied twice; "
                 f"{self.kills} kills, {self.cuts} connection cuts, {self.unbidden_exits} unbidden exits; "
                 f"{self.set_aside} set aside; {self.sent} mails sent, {self.delivered} delivered, "
@@ -171,8 +174,10 @@ class Storm:
                 if self.rng.random() < 0.2:
                     batch.insert(0, self._mail(PLAYERS[self.rng.randrange(3)][1], "board", info.state.moves)[1])
                     self.report.questions += 1
-                if self.rng.random() < 0.2:  # a stranger asks to watch, or for the games (issue 36)
-                    body = self.rng.choice(("watch 1", "games"))
+                if self.rng.random() < 0.2:  # a stranger asks to watch, or for the games (issue 36), or reflects
+                    # spam, takes the moderator's name, stops watching (issue 42)
+                    body = self.rng.choice(("watch 1", "games", "games\n" + "\n".join(["spam " * 100] * 100),
+                                            "unwatch 1", "new fifth-avenue as The moderator"))
                     batch.insert(self.rng.randrange(len(batch) + 1), self._mail(STRANGER, body, info.state.moves)[1])
                     self.report.signups += 1
                 self._append(batch)
@@ -221,6 +226,9 @@ class Storm:
             changed = s.exec(select(sa.func.count()).select_from(InboundMail).where(
                 InboundMail.sender == STRANGER, InboundMail.outcome == "signup")).one()
             self.report.signup_unmatched = abs(requests - changed)
+            to_stranger = s.exec(select(OutboxMail.text_body).where(OutboxMail.recipient == STRANGER)).all()
+            self.report.stranger_mails = len(to_stranger)
+            self.report.stranger_largest = max(map(len, to_stranger), default=0)
         for mid in self.sent_moves:
             times = sources[f"mail:{mid}"]
             self.report.applied += times > 0

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from pbem.services.mail_in.signup_mail import MAX_ANSWER
+from pbem.services.table.signup import MAX_WAITING
 from pbem_testing.storm import Storm
 
 MOVES = 30
@@ -26,5 +28,7 @@ def test_a_storm_loses_and_doubles_no_move(tmp_path, database_url, dovecot, smtp
     assert report.lost == 0 and report.applied_twice == 0 and report.applied == MOVES, report.line()
     assert report.set_aside == 0 and report.unbidden_exits == 0, (report.line(), logs)
     assert report.signups >= 3 and report.signup_unmatched == 0, report.line()  # issue 36: signup mails too
+    # Issue 42: whatever the stranger sent, pbem mailed it a day's answer and the codes that may wait, all short.
+    assert report.stranger_mails <= 1 + MAX_WAITING and report.stranger_largest <= MAX_ANSWER + 1500, report.line()
     assert report.doubles <= report.kills, report.line()  # at most one per kill
     assert report.delivered == report.sent + report.doubles, report.line()  # every mail sent went out

@@ -34,7 +34,6 @@ from .reply import Replies, more_texts, wrap
 from .signup_mail import SIGNUP_CHANGED, SIGNUP_INFO, SIGNUP_REFUSED, SignupMail
 from .report import LineReport, MailReport
 
-STRANGER_OUTCOMES = ("unknown-game", "not-a-player", SIGNUP_INFO, SIGNUP_REFUSED)
 CHANGES = ("applied", "away", "talk", "settings", SIGNUP_CHANGED)  # outcomes of a mail that changed something
 RECEIPTED = ("away", "talk", "settings")  # changes whose reply is the sender's receipt (an applied mail's comes with
 # the game's mails: services.mail_out.receipts)
@@ -46,8 +45,9 @@ MAX_COMMANDS = 100  # command lines one mail may have; a longer mail is refused 
 
 class MailCommands:
     def __init__(self, games: GameService, *, ledger: MailLedger | None = None, moderator: str = "",
-                 signup: SignupConfig = SignupConfig()) -> None:
+                 signup: SignupConfig = SignupConfig(), answers_an_hour: int = ANSWERS_AN_HOUR) -> None:
         self.games = games
+        self.answers_an_hour = answers_an_hour
         self.ledger = ledger or MailLedger(games.engine, clock=games.clock, mail_domain=games.mail_domain)
         self.moderator = moderator.strip().lower()
         self.talk = TableTalk(games, moderator=self.moderator)
@@ -128,8 +128,9 @@ class MailCommands:
                 or report.sender == self.moderator:
             return ""
         now = self.games.clock()
-        if stranger and report.outcome in STRANGER_OUTCOMES:
-            if self.ledger.count(report.sender, now - timedelta(days=1), STRANGER_OUTCOMES) > 0:
+        nothing = (*CHANGES, *REFUSED, *UNANSWERED)  # what a mail that changed nothing and was answered is not
+        if stranger:
+            if self.ledger.count(report.sender, now - timedelta(days=1), excluding=nothing, answered=True) > 0:
                 return "a stranger gets one reply a day"
             budget = self.signup.signup.config.stranger_mails_per_day
             if self.ledger.strangers_mailed(now - timedelta(days=1)) >= budget:
@@ -137,13 +138,12 @@ class MailCommands:
         if report.outcome == "no-commands":
             if self.ledger.count(report.sender, now - timedelta(hours=1), ("no-commands",)) >= NO_COMMAND_ANSWERS:
                 return f"at most {NO_COMMAND_ANSWERS} answers an hour to mails without commands"
-        had = self.ledger.count(report.sender, now - timedelta(hours=1), excluding=(*CHANGES, *REFUSED, *UNANSWERED),
-                                answered=True)
-        if had >= ANSWERS_AN_HOUR:
-            return f"at most {ANSWERS_AN_HOUR} answers an hour to mails that change nothing"
-        if had == ANSWERS_AN_HOUR - 1 and report.reply_body:
+        had = self.ledger.count(report.sender, now - timedelta(hours=1), excluding=nothing, answered=True)
+        if had >= self.answers_an_hour:
+            return f"at most {self.answers_an_hour} answers an hour to mails that change nothing"
+        if had == self.answers_an_hour - 1 and report.reply_body:
             report.reply_body += "\n" + wrap(
-                f"This is the {ANSWERS_AN_HOUR}th answer within an hour to your mails that changed nothing: more "
+                f"This is the {self.answers_an_hour}th answer within an hour to your mails that changed nothing: more "
                 "such mails are not answered until the hour is over. A move is always read and answered.") + "\n"
         return ""
 
@@ -276,4 +276,4 @@ class MailCommands:
             self.replies.reply(report, body)
 
 
-__all__ = ["ANSWERS_AN_HOUR", "CHANGES", "MAX_COMMANDS", "NO_COMMAND_ANSWERS", "RECEIPTED", "STRANGER_OUTCOMES", "MailCommands", "MailReport"]
+__all__ = ["ANSWERS_AN_HOUR", "CHANGES", "MAX_COMMANDS", "NO_COMMAND_ANSWERS", "RECEIPTED", "MailCommands", "MailReport"]
