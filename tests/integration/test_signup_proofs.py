@@ -5,7 +5,7 @@ and come a few times an hour at most, to anybody."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from email.message import EmailMessage
 from email.utils import make_msgid
 
@@ -19,46 +19,14 @@ from pbem.services.mail_in.signup_mail import MAX_ANSWER
 from pbem.services.table import signup as signup_module
 from pbem.services.table.service import GameService
 from pbem.services.table.signup import SignupRefused
-from pbem.services.table.signup_admin import SignupAdmin
-from pbem.services.table.signup_words import code_in, read_signup_line
 from pbem.store.models import InboundMail, OutboxMail, SignupRequest, SignupTable, Watcher
-from pbem_testing.clock import StoppedClock
 
-ANN, BOB, CY, DEE = "ann@example.org", "bob@example.org", "cy@example.org", "dee@example.org"
-OPEN = SignupConfig(new="anyone")
-
-
-@pytest.fixture
-def clock() -> StoppedClock:
-    return StoppedClock(datetime(2026, 12, 1, 9, 0, tzinfo=timezone.utc))
-
-
-@pytest.fixture
-def games(game_service: GameService, clock: StoppedClock) -> GameService:
-    return GameService(game_service.engine, clock=clock, mail_domain="example.org")
-
-
-def signup(games: GameService, config: SignupConfig = OPEN) -> SignupAdmin:
-    return SignupAdmin(games, config, moderator="mod@example.org")
-
-
-def run(service: SignupAdmin, email: str, *lines: str, secrets: tuple[str, ...] = ()):
-    return service.apply(email, [read_signup_line(line) for line in lines], secrets=list(secrets))
+from test_signup import ANN, BOB, CY, DEE, OPEN, clock, confirmed, games, last_code, run, signup  # noqa: F401, I001
+from test_signup import outbox as every_mail
 
 
 def outbox(games: GameService, to: str | None = None) -> list[OutboxMail]:
-    with Session(games.engine) as s:
-        mails = list(s.exec(select(OutboxMail).order_by(OutboxMail.id)).all())
-    return [m for m in mails if to is None or m.recipient == to]
-
-
-def last_code(games: GameService, email: str) -> str:
-    return code_in([m for m in outbox(games, email) if "confirm code " in m.subject][-1].subject)
-
-
-def confirmed(service: SignupAdmin, games: GameService, email: str, *lines: str):
-    run(service, email, *lines)
-    return run(service, email, f"confirm {last_code(games, email)}")
+    return [m for m in every_mail(games) if to is None or m.recipient == to]
 
 
 def mail(body: str, *, sender: str, subject: str = "hello", headers: dict[str, str] | None = None) -> bytes:

@@ -81,3 +81,34 @@ def test_every_signup_example_of_the_help_reads_as_its_command() -> None:
     assert [line.action for line in read] == ["games", "new", "join", "leave", "start", "watch", "resign"]
     assert set(WORDS) - {line.action for line in read} == {"unwatch", "confirm"}  # told in watch's and its own line
     assert all(len(line) <= 72 for line in signup_lines())
+
+
+@pytest.mark.parametrize("name,why", [
+    ("The moderator", "'moderator'"), ("MODERATOR", "'moderator'"), ("M0derat0r", "'moderator'"),
+    ("\u039coderator", "one script"),  # a Greek capital Mu among Latin letters
+    ("pbem", "'pbem'"), ("Robot Fan", "'robot'"), ("r0b0t", "'robot'"), ("Robo1", "Robo"), ("Robo", "Robo"),
+    ("\u0410nn", "one script"), ("B\u043eb", "one script"),  # a Cyrillic A, a Cyrillic o
+])
+def test_names_that_pass_for_the_moderator_a_robot_or_another_script_are_refused(name: str, why: str) -> None:
+    from pbem.services.table.player_names import why_not
+
+    assert why in why_not(name)
+
+
+@pytest.mark.parametrize("name", ["Ann", "Zoë O'Neil", "José", "Ann-Marie", "Robin", "Roberta", "Вера", "Δημήτρης"])
+def test_ordinary_names_pass(name: str) -> None:
+    from pbem.services.table.player_names import why_not
+
+    assert why_not(name) == ""
+
+
+def test_names_clash_when_they_look_alike() -> None:
+    from pbem.services.table.player_names import same_name, shown
+
+    assert shown("\uff21nn") == "Ann" and same_name("\uff21NN", "ann")
+    assert same_name("\u0410\u0441\u0435", "Ace")  # all Cyrillic, every letter a Latin look-alike
+    assert same_name("B0b", "Bob") and not same_name("Bob", "Rob")
+    assert read_signup_line("join 3 as \uff21nn").name == "Ann"
+    with pytest.raises(SignupLineError, match="may not be a player's name"):
+        read_signup_line("join 3 as The moderator")
+    assert name_of("moderator@example.org") == "Player" and name_of("robot.fan@example.org") == "Player"

@@ -69,14 +69,16 @@ def note_for_sender(ignored: list[str], taken: list[tuple[str, str]], cut: list[
     notes = [f"{command} {read_from_words(line)}" for command, line in taken]
     notes += [f"{line} (read from after the 'On ... wrote:' on the same line)" for line in cut]
     if ignored:
-        notes += (["Lines of your mail that were not commands (ignored):"] + [f"  {quoted(line)}" for line in ignored[:MAX_LISTED]]
+        notes += (["Lines of your mail that were not commands (ignored):"]
+                  + [f"  {quoted(line)}" for line in ignored[:MAX_LISTED]]
                   + and_more(len(ignored)) + [TALK_HINT])
     return notes
 
 
 def line_as_read(r: LineReport) -> list[str]:
     """A command of the mail, and under it where it was read when that was not a whole line of its own."""
-    return [wrap(quoted(r.line), "  ")] + ([wrap(quoted(r.read_from_words(), 2 * QUOTED), "      ")] if r.read_from else [])
+    return [wrap(quoted(r.line), "  ")] + (
+        [wrap(quoted(r.read_from_words(), 2 * QUOTED), "      ")] if r.read_from else [])
 
 
 class Replies:

@@ -67,8 +67,9 @@ SIGNUP_HELP = (
     ("watch 12", "You get what everybody sees of game 12, never a hand, once a day ('unwatch 12' stops it)."),
     ("resign 12", "You leave game 12 for good: a robot plays your seat from then on, and everybody is told."),
     ("confirm CODE",
-     "new, join and watch are done once you answer the mail we send to your address with a code (or send this "
-     "line): nobody can sign you up by forging your address. A code expires after 2 days."),
+     "A line that changes what you have (new, join, watch, unwatch, start, the opener's leave, a resign without "
+     "secret words) is done once you answer the mail we send your address with the word yes (or send this "
+     "line): nobody can act for you by forging your address. A code expires after 2 days; one a mail."),
 )
 
 

@@ -125,7 +125,8 @@ def _new(line: str, words: list[str]) -> SignupLine:
             try:
                 deadline = parse_duration(value, "deadline")
             except (TimingError, ValueError) as exc:
-                raise SignupLineError(f"'{cut(value)}' is not a length of time ({cut(str(exc), 60)})", f"new {kind} deadline 2d") from None
+                raise SignupLineError(f"'{cut(value)}' is not a length of time ({cut(str(exc), 60)})",
+                                      f"new {kind} deadline 2d") from None
             if deadline > MAX_DEADLINE_DAYS * 86400:
                 raise SignupLineError(f"a deadline is at most {MAX_DEADLINE_DAYS} days", f"new {kind} deadline 3d")
         else:
