@@ -384,8 +384,9 @@ ODD_BODIES = ["game \u00b2\nboard", "game \u2460\nboard", "game \uff11\nboard", 
 
 def test_every_odd_mail_gets_an_answer_not_a_silent_error(mailboxes, mail_config, database_url) -> None:
     """Mails that once crashed the reading (superscript and circled digits, huge game numbers, absences near
-    the year 9999, an encoded NUL in the Subject) are each answered, and none is set aside."""
-    worker, log = start(database_url, mail_config)
+    the year 9999, an encoded NUL in the Subject) are each answered, and none is set aside. (Twelve mails of one
+    player that change nothing: more than the five an hour issue 42 answers, so that limit is lifted here.)"""
+    worker, log = start(database_url, mail_config, answers_an_hour=10**6)
     raws = [ordinary(n, "ann@example.test", body) for n, body in enumerate(ODD_BODIES)]
     nul = ("<nul-subject@client.example.test>", (
         f"From: ann@example.test\r\nTo: {GAME}\r\nSubject: =?utf-8?q?Re:_[Fifth_Avenue_#1]_a=00b?=\r\n"

@@ -539,7 +539,7 @@ def test_a_reply_never_grows_with_the_mail(processor: MailCommands, games: GameS
     applied = processor.handle(mail("\n".join([command] + prose), sender=email))
     assert applied.outcome == "applied"
     assert f"... and {500 - MAX_LISTED} more lines" in applied.reply_body
-    assert "note 19." in applied.reply_body and "note 20." not in applied.reply_body
+    assert f"note {MAX_LISTED - 1}." in applied.reply_body and f"note {MAX_LISTED}." not in applied.reply_body
 
 
 def test_refused_and_info_replies_stay_in_the_games_thread(processor: MailCommands, games: GameService) -> None:

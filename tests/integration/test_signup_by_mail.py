@@ -66,7 +66,7 @@ def test_strangers_open_confirm_join_and_start_a_game_by_mail(commands: MailComm
     assert report.outcome == "signup"
     (code_mail,) = [m for m in outbox(games) if m.recipient == ANN]  # the code's mail is the one answer (issue 42)
     assert code_in(code_mail.subject) and "Your mail, line by line:" in code_mail.text_body
-    assert "new fifth-avenue players 3: a code was mailed to ann@example.org" in " ".join(code_mail.text_body.split())
+    assert "'new fifth-avenue players 3': a code was mailed to ann@example.org" in " ".join(code_mail.text_body.split())
     assert inbound(games)[-1].outcome == "signup"  # recorded with its answer and its change
 
     report = answer_code(commands, games, ANN)

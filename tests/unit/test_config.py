@@ -347,6 +347,8 @@ HOSTILE_VALUES = [  # (section, key, TOML value, what the message says)
     ("signup", "new_per_day", "2.5", "must be a whole number from 0 to 1000"),
     ("signup", "new_per_day_all", "10001", "[signup] new_per_day_all in {file} must be a whole number from 0 to 10000"),
     ("signup", "watchers", "false", "[signup] watchers in {file} must be a whole number from 0 to 1000"),
+    ("signup", "idle_days", "0", "[signup] idle_days in {file} must be a whole number from 1 to 365, not 0"),
+    ("signup", "stranger_mails_per_day", "-1", "[signup] stranger_mails_per_day in {file} must be a whole number"),
 ]
 
 

@@ -85,7 +85,7 @@ class MailCommands:
             report.outcome, report.not_answered, report.reply_to = "ignored", over_limit, None
         answered = any(r.status == "answered" for r in report.lines)
         stranger = self._stranger(report)
-        report.not_answered = report.not_answered or self._not_answered(report, stranger)
+        report.not_answered = report.not_answered or self._not_answered(report, stranger, references(msg))
         if report.not_answered:
             report.reply_to = None
         if dry_run:
@@ -115,13 +115,14 @@ class MailCommands:
         return bool(report.sender and report.reply_to == report.sender and report.sender != self.moderator
                     and not report.changed and not self.games.games_of(report.sender))
 
-    def _not_answered(self, report: MailReport, stranger: bool) -> str:
+    def _not_answered(self, report: MailReport, stranger: bool, answers: list[str]) -> str:
         """Why this mail gets no answer of its own, or "". No mail ping-pong with anybody, and no reflector: a
         stranger is answered once a day, and all strangers together ``[signup] stranger_mails_per_day`` times;
         any address's mails that changed nothing ANSWERS_AN_HOUR times an hour (forged in a player's name, they
         would mail the player without end), a player's mails without commands three times an hour (an
         auto-responder without the headers that say so loops); mail that did not prove its seat goes into that
-        seat's hourly digest."""
+        seat's hourly digest. A mail that answers one of our mails to its sender (``answers``: its references)
+        is not held to the hourly number: a forger never sees our Message-IDs."""
         if report.outcome in REFUSED:
             return f"{report.seat_email} hears of it in the next hourly digest of refused mail"
         if report.sender is None or report.reply_to != report.sender or report.changed \
@@ -140,6 +141,8 @@ class MailCommands:
                 return f"at most {NO_COMMAND_ANSWERS} answers an hour to mails without commands"
         had = self.ledger.count(report.sender, now - timedelta(hours=1), excluding=nothing, answered=True)
         if had >= self.answers_an_hour:
+            if any(to == report.sender for _, to in self.ledger.recipients_of(answers)):
+                return ""  # it answers our mail to this address: its sender read that mail, so is who they say
             return f"at most {self.answers_an_hour} answers an hour to mails that change nothing"
         if had == self.answers_an_hour - 1 and report.reply_body:
             report.reply_body += "\n" + wrap(
