@@ -1,0 +1,185 @@
+"""How many days a game takes by mail, and how many mails a player gets, when people read their mail a few times a day.
+
+Run: python bench/days.py [--games 9] [--reads 3,6] [--seed 1] [--only fifth-avenue:3,manhattan:4]
+
+Every game is played through the game service (an in-memory SQLite database, the mails written to its outbox as
+the worker writes them) by simulated people. Each person lives in a time zone of their own (a whole hour from
+UTC-8 to UTC+9, drawn) and reads their mail k times a day, at hours drawn afresh each day between 8:00 and 24:00
+of their own time; at each read they answer, in one mail, everything the game asks of them then: the quick robot
+(`heuristic`) decides each command, and the commands go in as one mail while the game still waits for that
+person (a turn's phases, say). A mail reaches its reader at once; the next read after it is when they answer.
+Every mail the service queues counts as sent at once (each mail is a pass of the worker of its own), so none
+folds into a later one.
+
+Printed for Fifth Avenue and Manhattan with 3 and 4 players, at each k: the median over the games of
+
+- days: from the game's first mail to its last command;
+- hand-offs: how often the person the game waits for changed, and how many of them were inside an auction set;
+- waits: the hours the game stood waiting for somebody to read their mail, inside auction sets (bids, passes,
+  the winners' builds) and outside them;
+- mails a player: every mail of the game to one player (board mails and receipts), and receipts alone.
+
+The draws are seeded (--seed): the same options print the same table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+
+from sqlalchemy import update
+from sqlmodel import Session, SQLModel, create_engine, select
+
+from pbem.games import get_game
+from pbem.services.mail_out.receipts import RECEIPT_HEADER
+from pbem.services.table.robot_seats import decide
+from pbem.services.table.service import GameService
+from pbem.store.models import OutboxMail
+from pbem.store.statuses import OutboxStatus
+
+NAMES = ["Ann", "Bob", "Cy", "Dee"]
+START = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)  # a Monday; the first mail goes out then
+DAY = timedelta(days=1)
+FIRST_HOUR, LAST_HOUR = 8, 24  # a person reads between these hours of their own time
+MOST_MAILS = 5000  # a game that needs more answers than this is a fault of the simulation, not a result
+
+
+@dataclass
+class Reader:
+    """One person's reading habit: ``reads`` times a day at hours drawn each day, in their own time zone."""
+
+    seed: int
+    reads: int
+    offset: int  # hours east of UTC
+    days: dict[int, list[datetime]] = field(default_factory=dict)
+
+    def reads_on(self, day: int) -> list[datetime]:
+        """The moments (UTC) of the reads on local day ``day`` (days since START's date), drawn once."""
+        if day not in self.days:
+            rng = random.Random(self.seed * 1_000_003 + day)
+            midnight = datetime(START.year, START.month, START.day, tzinfo=timezone.utc) + day * DAY \
+                - timedelta(hours=self.offset)
+            self.days[day] = sorted(midnight + timedelta(hours=rng.uniform(FIRST_HOUR, LAST_HOUR))
+                                    for _ in range(self.reads))
+        return self.days[day]
+
+    def next_read(self, after: datetime) -> datetime:
+        """The first read strictly after ``after``: when a mail that arrived then is read and answered."""
+        day = (after + timedelta(hours=self.offset) - START.replace(hour=0)).days - 1
+        while True:
+            for moment in self.reads_on(day):
+                if moment > after:
+                    return moment
+            day += 1
+
+
+@dataclass
+class Played:
+    """One game by mail: its length, the waits and hand-offs, the mails each player got."""
+
+    days: float
+    handoffs: int = 0
+    handoffs_in_auctions: int = 0
+    wait_auctions: float = 0.0  # hours
+    wait_outside: float = 0.0
+    mails: list[int] = field(default_factory=list)
+    receipts: list[int] = field(default_factory=list)
+
+
+def in_auctions(state) -> bool:
+    """Whether the decision now due is part of an auction set (a bid, a pass, a winner's build)."""
+    frames = getattr(state, "frames", None) or []
+    return any(frame.get("kind") == "auctions" for frame in frames)
+
+
+def answer(kind: str, state, seat: int, seed: int) -> list[str]:
+    """Everything the game asks of ``seat`` now, as one mail: the robot's commands while the game waits for them."""
+    module = get_game(kind)
+    trial = module.State.from_json(state.to_json())
+    lines = []
+    while not trial.is_terminal() and trial.current_player() == seat:
+        command = decide(kind, "heuristic", trial, seat, seed + trial.moves)
+        trial.apply_command(seat, command)
+        lines.append(command)
+    return lines
+
+
+def play(kind: str, players: int, seed: int, reads: int) -> Played:
+    now = START
+    engine = create_engine("sqlite://")
+    SQLModel.metadata.create_all(engine)
+    service = GameService(engine, clock=lambda: now)
+    people = [(name, f"{name.lower()}@example.org") for name in NAMES[:players]]
+    game_id = service.create_game(kind, people, seed=seed)
+    draw = random.Random(seed * 7919 + reads)
+    readers = [Reader(seed=draw.randrange(2**31), reads=reads, offset=draw.randint(-8, 9)) for _ in people]
+    played = Played(days=0.0)
+    asked_at, last = START, None
+    for _ in range(MOST_MAILS):
+        info = service.get(game_id)
+        state = info.state
+        if info.over:
+            break
+        seat = state.current_player()
+        now = readers[seat].next_read(asked_at)
+        hours = (now - asked_at).total_seconds() / 3600
+        auction = in_auctions(state)
+        if auction:
+            played.wait_auctions += hours
+        else:
+            played.wait_outside += hours
+        if last is not None and seat != last:
+            played.handoffs += 1
+            played.handoffs_in_auctions += auction
+        service.submit(game_id, people[seat][1], "\n".join(answer(kind, state, seat, seed)), source="mail")
+        sent(engine)
+        asked_at, last = now, seat
+    else:
+        raise RuntimeError(f"{kind} {players}p seed {seed}: no end after {MOST_MAILS} mails")
+    played.days = (now - START).total_seconds() / 86400
+    with Session(engine) as s:
+        rows = s.exec(select(OutboxMail).where(OutboxMail.game_id == game_id)).all()
+    for _, address in people:
+        mine = [row for row in rows if row.recipient == address]
+        played.mails.append(len(mine))
+        played.receipts.append(sum(1 for row in mine if RECEIPT_HEADER in (row.headers or {})))
+    return played
+
+
+def sent(engine) -> None:
+    """The worker's pass ends: what it queued is sent, so nothing folds into a later mail."""
+    with engine.begin() as connection:
+        connection.execute(update(OutboxMail).where(OutboxMail.status == OutboxStatus.QUEUED)
+                           .values(status=OutboxStatus.SENT))
+
+
+def median(values) -> float:
+    return statistics.median(values) if values else 0.0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=9, help="games of each kind and size (9)")
+    parser.add_argument("--reads", default="3,6", help="reads a day, comma separated (3,6)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", default="fifth-avenue:3,fifth-avenue:4,manhattan:3,manhattan:4",
+                        help="the games, as kind:players, comma separated")
+    args = parser.parse_args()
+    tables = [(kind, int(n)) for kind, n in (item.split(":") for item in args.only.split(","))]
+    print(f"{'game':12} {'p':>1} {'reads':>5} {'days':>5} {'hand-offs':>9} {'in auct.':>8} "
+          f"{'wait h auct.':>12} {'wait h out':>10} {'mails/pl':>8} {'receipts':>8}")
+    for kind, players in tables:
+        for reads in (int(k) for k in args.reads.split(",")):
+            games = [play(kind, players, args.seed + n, reads) for n in range(args.games)]
+            print(f"{kind:12} {players:>1} {reads:>5} {median(g.days for g in games):5.1f} "
+                  f"{median(g.handoffs for g in games):9.0f} {median(g.handoffs_in_auctions for g in games):8.0f} "
+                  f"{median(g.wait_auctions for g in games):12.0f} {median(g.wait_outside for g in games):10.0f} "
+                  f"{median(m for g in games for m in g.mails):8.0f} "
+                  f"{median(r for g in games for r in g.receipts):8.0f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
