@@ -618,7 +618,8 @@ class _Replay:
         if event.kind == "command":
             command = data.get("command", event.text)
             info = as_then(self.info, [], event)  # a robot's move at a late player's seat is the robot's
-            lines = [played_words(info, event.seat, data, None, command)]
+            # Another player's standing order stays theirs while the game runs: what it did is told below.
+            lines = [] if data.get("secret") and not self.finished else [played_words(info, event.seat, data, None, command)]
             lines += ([describe(engine_event, info, None) for engine_event in data["events"]]
                       if "events" in data else list(data.get("effects", [])))
             if self.finished:  # nothing is secret after the game

@@ -125,6 +125,29 @@ class Bid:
 
 
 @dataclass(frozen=True)
+class StandingBid:
+    """An order for this auction: whenever it is the player's turn, bid the least that beats the high bid while
+    their whole bid stays at most ``limit``, else pass (:mod:`.orders`). ``color``: the colour to open with."""
+
+    limit: int
+    color: str | None = None
+    secret = True  # its limit is for its player alone: the others see the bids it makes (services.table.games)
+
+    def __str__(self) -> str:
+        return f"bid up to {self.limit}" + (f" {self.color}" if self.color else "")
+
+
+@dataclass(frozen=True)
+class CancelStandingBid:
+    """The player's standing bid in this auction ends; the game asks them again when it is their turn."""
+
+    secret = True
+
+    def __str__(self) -> str:
+        return "bid cancel"
+
+
+@dataclass(frozen=True)
 class Pass:
     def __str__(self) -> str:
         return "pass"
@@ -150,6 +173,7 @@ class Stop:
 
 Action = (
     Place | TakeSkyscrapers | PlaceBusiness | BlackCardAndMove | ScoreDistrict | TakeCards | Move | Bid | Pass | Build | Stop
+    | StandingBid | CancelStandingBid
 )
 
 
@@ -170,7 +194,7 @@ class PartialMove:
 HELP = (
     "Commands: place <district> <color>; A; B <business> <district> <color>; C <commissioner> <destination>; "
     "D <district>; cards <color> <color>; move <commissioner> <destination>; bid <color> <value>... [black <value>...]; "
-    "pass; build <n>; stop"
+    "bid up to <total> [<color>]; bid cancel; pass; build <n>; stop"
 )
 
 _SPLIT = re.compile(r"[\s,+]+")
@@ -308,14 +332,14 @@ def _place_words(board: Board) -> dict[str, str]:
 
 def vocabulary(boards: tuple[Board, ...]) -> Vocabulary:
     """The words of Fifth Avenue's commands on these boards (the front and the back side), for the mail reader."""
-    words: set[str] = {BLACK}
+    words: set[str] = {BLACK, "up", "cancel"}  # bid up to 12; bid cancel
     for board in boards:
         words.update(_card_colors(board), board.commissioners, *(name.split() for name in _place_table(board)))
         for business in (*board.business_types, *board.business_aliases):
             words.update(_tokens(business), [] if " " in business else [business + "s"])
         for alias in board.sixth_plot_aliases:
             words.update(_tokens(alias))
-    return Vocabulary(commands=COMMAND_WORDS, words=frozenset(words), fillers=frozenset({"a", "b", "c", "d", "building", "to"}),
+    return Vocabulary(commands=COMMAND_WORDS, words=frozenset(words), fillers=frozenset({"a", "b", "c", "d", "building", "to", "in"}),
                       alone=frozenset({"a", "d", "pass", "stop", "action"}))  # "action" as in "action A"
 
 
@@ -384,6 +408,8 @@ def parse_command(board: Board, text: str) -> Action | PartialMove:
         if not colors:
             raise r.error("name the colors of the two cards you take")
         return TakeCards(tuple(colors))
+    if word == "bid" and r.peek() in ("up", "cancel"):
+        return _parse_standing_bid(r)
     if word in ("bid", "raise", "add"):
         return _parse_bid(r)
     if word == "pass":
@@ -401,6 +427,26 @@ def parse_command(board: Board, text: str) -> Action | PartialMove:
         r.done()
         return Stop()
     raise r.error(f"'{word}' is not a command{did_you_mean_command(word, COMMAND_WORDS)}")
+
+
+def _parse_standing_bid(r: _Reader) -> StandingBid | CancelStandingBid:
+    if r.next("'up to'") == "cancel":
+        r.done()
+        return CancelStandingBid()
+    if r.peek() != "to":
+        raise r.error("write a standing bid as 'bid up to <total> [<color>]', for example 'bid up to 12 gray'")
+    r.i += 1
+    tok = r.next("the most your bid may come to")
+    if not tok.isdigit() or len(tok) > 4 or int(tok) < 1:
+        raise r.error(f"'{tok[:8]}' is not a total from 1 to 9999 (to end a standing bid write 'bid cancel')")
+    if r.peek() == "in":  # 'bid up to 12 in gray' reads naturally
+        r.i += 1
+    color = r.color() if r.more() else None
+    if r.more() or color == BLACK:
+        word = r.peek() if r.more() else BLACK
+        raise r.error(f"'{word}' is not a colored card{r.guess(_card_colors(r.board))}: a bid opens with a "
+                      "colored card")
+    return StandingBid(int(tok), color)
 
 
 def _parse_bid(r: _Reader) -> Bid:

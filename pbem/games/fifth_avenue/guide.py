@@ -13,6 +13,7 @@ from typing import Any
 from ..base import CommandHelp
 from ..legal import compact
 from .board import BLACK, CENTRAL_PARK, VALUES
+from .orders import CARD_RULE
 from .rules import allowed_bid_colors, build_limit, cards_wanted, current_player, describe_decision, high_bid
 from .state import State
 
@@ -263,7 +264,10 @@ COMMAND_HELP: tuple[CommandHelp, ...] = (
     CommandHelp(
         "bid", "bid <color> <values> [black <values>]", "bid gray 4 black 5", "bid in an auction",
         "In an auction: lay these cards next to the ones you already bid; your first card sets the color, "
-        "black cards go with any, and your total must beat the high bid.",
+        "black cards go with any, and your total must beat the high bid. A standing bid, 'bid up to <total> "
+        "[<color>]' (also before your turn, for example 'bid up to 12 gray'): at each of your turns pbem bids "
+        f"for you up to that total and passes when it cannot; its cards are {CARD_RULE}. Nobody else sees the "
+        "total; a new one replaces it, 'bid cancel' ends it.",
         "2.6", "auctions", also=("raise", "add")),
     CommandHelp(
         "pass", "pass", "pass", "leave an auction",

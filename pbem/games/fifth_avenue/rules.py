@@ -31,6 +31,7 @@ from .actions import (
     BlackCardAndMove,
     Bid,
     Build,
+    CancelStandingBid,
     Counts,
     Move,
     PartialMove,
@@ -38,12 +39,14 @@ from .actions import (
     Place,
     PlaceBusiness,
     ScoreDistrict,
+    StandingBid,
     Stop,
     TakeCards,
     TakeSkyscrapers,
     parse_command,
 )
 from .board import BLACK, CENTRAL_PARK, CITY_HALL, VALUES, Board, load_board
+from .orders import Holding, least_raise, most_reachable
 from .state import State
 
 
@@ -493,6 +496,9 @@ def _check_turn(state: State, player: int) -> None:
 
 def check(state: State, player: int, action: Action) -> None:
     """Raise a typed error, with the legal alternatives, unless ``action`` is legal now."""
+    if isinstance(action, (StandingBid, CancelStandingBid)):
+        _check_order(state, player, action)  # any bidder still in the auction, in turn or not
+        return
     _check_turn(state, player)
     board = state.board
     frame = _top(state)
@@ -579,6 +585,93 @@ def check(state: State, player: int, action: Action) -> None:
             raise illegal(f"You cannot build {action.count}: {why}. Build 0 to {most}.")
         return
     raise illegal(f"'{action}' is not a command of this game.")
+
+
+def _holding(state: State, frame: dict[str, Any], player: int) -> Holding:
+    own = frame["bids"].get(str(player))
+    if own is None:
+        return Holding(state.hands[player], None)
+    return Holding(state.hands[player], own["color"], tuple(own["colored"]), tuple(own["black"]))
+
+
+def _check_order(state: State, player: int, action: StandingBid | CancelStandingBid) -> None:
+    if state.result is not None:
+        raise GameOverError("The game is over; no more commands are accepted.")
+    frame = _top(state)
+    if frame["kind"] != "auction":
+        raise IllegalCommandError(f"'{action}' is for the auction now running, and none runs: "
+                                  f"{describe_decision(state)}", _legal_strings(state))
+    name = state.board.name(frame["site"])
+    if player not in frame["order"] or player in frame["out"]:
+        raise IllegalCommandError(f"You are out of the auction for {name}: a standing bid is only for a "
+                                  "bidder still in it.", [])
+    order = state.orders.get(str(player), {}).get(frame["site"])
+    if isinstance(action, CancelStandingBid):
+        if order is None:
+            raise IllegalCommandError(f"You have no standing bid in the auction for {name}.", [])
+        return
+    holding = _holding(state, frame, player)
+    if holding.own_color is not None:
+        colors = [holding.own_color]
+        if action.color not in (None, holding.own_color):
+            raise IllegalCommandError(f"You already bid {holding.own_color} in {name}: a standing bid there adds "
+                                      f"{holding.own_color} or black cards, not {action.color}.",
+                                      [f"bid up to {action.limit} {holding.own_color}"])
+    else:
+        allowed, why = allowed_bid_colors(state, frame, player)
+        if action.color is not None and action.color not in allowed:
+            raise IllegalCommandError(f"You cannot bid {action.color} in {name}: {why}.",
+                                      [f"bid up to {action.limit} {c}" for c in allowed])
+        colors = [action.color] if action.color else allowed
+        if not any(sum(state.hands[player][c]) for c in colors):
+            which = f"no {action.color} cards" if action.color else f"no cards of {', '.join(allowed)}"
+            raise IllegalCommandError(f"You have {which}: a bid in {name} opens with one. Pass instead.", ["pass"])
+    most = most_reachable(holding, colors, BLACK)
+    if action.limit > most:
+        raise IllegalCommandError(f"Your bid in {name} can come to at most {most} with the cards you hold; "
+                                  f"a standing bid of {action.limit} is more than that.",
+                                  [f"bid up to {most}" + (f" {action.color}" if action.color else "")])
+
+
+def _order_colors(state: State, frame: dict[str, Any], player: int, order: dict[str, Any]) -> list[str]:
+    """The colours a standing bid may open with: its own colour, else every allowed colour, board order."""
+    allowed = allowed_bid_colors(state, frame, player)[0]
+    return [c for c in state.board.plot_colors if c in allowed and order["color"] in (None, c)]
+
+
+def _play_order(state: State, frame: dict[str, Any], events: list[Event]) -> bool:
+    """The standing bid of the bidder now due makes their bid or pass (False: they have none here)."""
+    player = current_player(state)
+    orders = state.orders.get(str(player), {})
+    order = orders.get(frame["site"])
+    if order is None:
+        return False
+    _, high = high_bid(frame)
+    bid = least_raise(_holding(state, frame, player), high, order["limit"],
+                      _order_colors(state, frame, player, order), BLACK, state.board.build_limit)
+    name = state.board.name(frame["site"])
+    if bid is None:
+        del orders[frame["site"]]
+        _apply(state, player, Pass(), events)
+        note = (f"Your standing bid in {name} (up to {order['limit']}) could not beat {high}, so it passed for "
+                "you; it is used up.")
+    else:
+        _apply(state, player, bid, events)
+        note = (f"Your standing bid in {name} went to {_bid_total(frame['bids'][str(player)])}; it is good up "
+                f"to {order['limit']}.")
+    made = next(e for e in reversed(events) if e["kind"] in ("bid", "pass") and e["actor"] == player)
+    made["private"] = {**made.get("private", {}), player: note}
+    made["order"] = str(bid or Pass())  # the command a standing bid made: public, as a bid by hand is
+    return True
+
+
+def _end_orders(state: State, site: str | None) -> None:
+    """Orders for ``site`` end with its auction (None: every order, when the auction set ends)."""
+    for seat in list(state.orders):
+        if site is not None:
+            state.orders[seat].pop(site, None)
+        if site is None or not state.orders[seat]:
+            del state.orders[seat]
 
 
 def _cannot_score(state: State, district: str | None, options: list[str]) -> str:
@@ -716,6 +809,10 @@ def _apply(state: State, player: int, action: Action, events: list[Event]) -> No
     elif isinstance(action, Move):
         frame["phase"] = 4
         _move(state, player, action.commissioner, action.destination, events)
+    elif isinstance(action, StandingBid):  # the command, told to its player alone, says what it is
+        state.orders.setdefault(str(player), {})[frame["site"]] = {"limit": action.limit, "color": action.color}
+    elif isinstance(action, CancelStandingBid):
+        state.orders[str(player)].pop(frame["site"])
     elif isinstance(action, Bid):
         _bid(state, frame, player, action, events)
     elif isinstance(action, Pass):
@@ -931,6 +1028,7 @@ def _finish_auction(state: State, frame: dict[str, Any], events: list[Event]) ->
     """Decide the winner, spend the cards and start the winner's build."""
     state.frames.pop()
     site = frame["site"]
+    _end_orders(state, site)
     board = state.board
     winner, _ = high_bid(frame)
     robot = state.robot
@@ -1068,6 +1166,7 @@ def _advance(state: State, events: list[Event]) -> None:
         elif kind == "auctions":
             if not frame["queue"]:
                 state.frames.pop()
+                _end_orders(state, None)
                 events.append(_event("auctions_end", None, "the auctions are over; the game goes on"))
             else:
                 _start_auction(state, frame, frame["queue"].pop(0), events)
@@ -1076,7 +1175,7 @@ def _advance(state: State, events: list[Event]) -> None:
                 _finish_auction(state, frame, events)
             elif current_player(state) == state.robot:
                 _robot_bid(state, frame, events)
-            elif not _play_the_only_choice(state, events):
+            elif not _play_the_only_choice(state, events) and not _play_order(state, frame, events):
                 return
         elif kind == "build":
             options = _build_options(state, frame)

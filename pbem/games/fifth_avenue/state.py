@@ -55,6 +55,9 @@ class State(GameState):
     businesses_placed: int = 0
     moves: int = 0  # commands applied so far
     result: dict[str, Any] | None = None
+    # Standing bids (:mod:`.orders`): seat -> auction site -> {"limit", "color"}. Hidden: a view shows a player
+    # only their own; an auction's orders end with it, and every order with its auction set.
+    orders: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ basics
     @property

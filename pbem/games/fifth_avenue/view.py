@@ -54,4 +54,8 @@ def player_view(state: State, player: int | None) -> dict[str, Any]:
     }
     if player is not None and 0 <= player < state.players:
         view["hand"] = {c: list(v) for c, v in state.hands[player].items() if c == BLACK or c in board.plot_colors}
+        # Their own standing bids only (another player's limit is as hidden as their hand), and only when they
+        # have one: a view without orders stays what it was, so are the mails and pictures drawn from it.
+        if state.orders.get(str(player)):
+            view["orders"] = {site: dict(order) for site, order in state.orders[str(player)].items()}
     return view

@@ -11,7 +11,9 @@ numbering of Manhattan sites).
 An event names its readers in ``data["readers"]`` (seats) when it is not for
 everybody: the moderator's word to one player, a player's note to the
 moderator. A command's ``data["private"]`` holds what only one player saw
-(the black card they drew): it is told to that player alone.
+(the black card they drew): it is told to that player alone. A command marked
+``data["secret"]`` (a standing bid: its limit) is told to its player alone; the
+others read only what it did (the bids it made are as public as any bid).
 """
 
 from __future__ import annotations
@@ -137,6 +139,12 @@ def happenings(rows: Iterable[Row], info: GameInfo, reader: int | None, after: i
                        else list(data.get("effects", [])))
             details += [f"only you see this: {secret}" for secret in data.get("private", {}).get(str(reader), [])]
             command = data.get("command", row.text)
+            if data.get("secret") and reader is not None and reader != row.seat:
+                # Another player's standing order: they read what it did (a bid is public), never the order.
+                run = None
+                if details:
+                    told.append(Happening(details[0][:1].upper() + details[0][1:], details[1:], row.seq))
+                continue
             if run == key and told:
                 last = told[-1]
                 last.headline += f"; {command}"

@@ -290,6 +290,9 @@ class GameChanges(GameReader):
                 seq += 1
                 all_events.extend(events)
                 effects.extend(notices.describe(event, info, seat) for event in events)
+                # What the sender's own standing bid did in their mail's wake is theirs to read in its answer.
+                effects.extend(event["private"][seat] for event in events
+                               if event.get("order") and seat in event.get("private", {}))
                 # The turn the command belongs to (a turn's commands are told together), what it did in words,
                 # and its public events, which each reader's mails tell in their own words (services.mail_out.chronicle).
                 data: dict[str, Any] = {"command": str(action), "turn": list(turn_before),
@@ -298,6 +301,8 @@ class GameChanges(GameReader):
                 secrets = private_lines(events)
                 if secrets:
                     data["private"] = secrets
+                if getattr(action, "secret", False):  # a standing order: its limit is its player's alone
+                    data["secret"] = True
                 if by:
                     data["by"] = by
                 if reason:

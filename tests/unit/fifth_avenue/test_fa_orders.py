@@ -1,0 +1,260 @@
+"""Standing bids (issue 43, points 2, 5, 7): `bid up to N [COLOUR]`, the card rule, and auctions run by orders
+ending exactly as the same auctions played by hand with the bids the orders made."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from pbem.games.errors import IllegalCommandError, InvalidCommandError
+from pbem.games.fifth_avenue import new_game
+from pbem.games.fifth_avenue.actions import Bid, CancelStandingBid, StandingBid, parse_command
+from pbem.games.fifth_avenue.orders import Holding, least_raise, most_reachable
+from pbem.games.fifth_avenue.rules import _has_legal_bid, _legal_bids, high_bid
+from pbem.games.rng import Rng
+from pbem.services.offline.simulate import choose
+
+from fa_helpers import clear_plots, no_cards, set_hand, started, top, trigger_auctions
+
+LIMITS = {4: 3, 5: 2, 6: 1}  # the front side's build limits by card value
+
+
+def hand(**cards):
+    counts = no_cards()
+    counts.update({c: list(v) for c, v in cards.items()})
+    return counts
+
+
+# ----------------------------------------------------------------------------------------------- the card rule
+
+def test_the_least_total_that_beats_the_high_bid():
+    bid = least_raise(Holding(hand(gray=[1, 1, 1], black=[0, 0, 1]), None), high=8, limit=20, colors=["gray"],
+                      black="black", build_limits=LIMITS)
+    assert bid == Bid("gray", (1, 1, 0), (0, 0, 0))  # 9: 4 + 5
+
+
+def test_fewest_cards_then_highest_build_limit():
+    # 10 as 4+6 or 5+5 (two cards each): 4+6 has build limit 1 (a 6), 5+5 has 2.
+    bid = least_raise(Holding(hand(gray=[1, 2, 1]), None), high=9, limit=10, colors=["gray"], black="black",
+                      build_limits=LIMITS)
+    assert bid == Bid("gray", (0, 2, 0), (0, 0, 0))
+    # 6 beats 5 with one card; 4+4 would be two.
+    assert least_raise(Holding(hand(gray=[2, 0, 1]), None), 5, 8, ["gray"], "black", LIMITS) == Bid("gray", (0, 0, 1), (0, 0, 0))
+
+
+def test_colored_before_black_and_black_alone_on_a_raise():
+    assert least_raise(Holding(hand(gray=[0, 1, 0], black=[0, 1, 0]), None), 0, 5, ["gray"], "black",
+                       LIMITS) == Bid("gray", (0, 1, 0), (0, 0, 0))
+    raised = least_raise(Holding(hand(gray=[0, 0, 0], black=[1, 0, 0]), "gray", (0, 1, 0)), 7, 9, ["gray"], "black",
+                         LIMITS)
+    assert raised == Bid(None, (0, 0, 0), (1, 0, 0))  # 5 on the table + black 4 = 9
+
+
+def test_no_bid_within_the_limit_is_a_pass():
+    assert least_raise(Holding(hand(gray=[0, 0, 3]), None), 12, 12, ["gray"], "black", LIMITS) is None
+    assert least_raise(Holding(hand(gray=[3, 0, 0]), None), 0, 3, ["gray"], "black", LIMITS) is None
+
+
+def test_the_colour_first_in_the_board_order_on_a_tie():
+    bid = least_raise(Holding(hand(orange=[1, 0, 0], gray=[1, 0, 0]), None), 0, 9, ["orange", "gray"], "black",
+                      LIMITS)
+    assert bid == Bid("orange", (1, 0, 0), (0, 0, 0))
+
+
+def test_most_reachable_counts_the_best_colour_and_every_black_card():
+    holding = Holding(hand(orange=[1, 0, 0], gray=[0, 2, 0], black=[0, 0, 1]), None)
+    assert most_reachable(holding, ["orange", "gray"], "black") == 16
+    assert most_reachable(Holding(hand(), None), ["gray"], "black") == 0
+
+
+# ------------------------------------------------------------------------------------------------ reading
+
+@pytest.mark.parametrize(("text", "action"), [
+    ("bid up to 12", StandingBid(12)),
+    ("bid up to 12 gray", StandingBid(12, "gray")),
+    ("Bid up to 14 in grey", StandingBid(14, "gray")),
+    ("bid cancel", CancelStandingBid()),
+])
+def test_standing_bids_read(text, action):
+    board = new_game(players=3, seed=1).board
+    assert parse_command(board, text) == action
+    assert parse_command(board, str(action)) == action
+
+
+@pytest.mark.parametrize("text", ["bid up 12", "bid up to twelve", "bid up to 0", "bid up to 12 black",
+                                  "bid up to 12 gray now", "bid up to 123456789"])
+def test_a_standing_bid_misread_is_refused(text):
+    with pytest.raises(InvalidCommandError):
+        parse_command(new_game(players=3, seed=1).board, text)
+
+
+# ------------------------------------------------------------------------------------------------ in the game
+
+def open_auction(**cards):
+    """A 3-player game whose auction for 42W (empty: every plot colour is allowed) waits for its first bidder,
+    every seat holding ``cards`` (gray 4 4 5 5 unless said)."""
+    s = started(3, seed=11)
+    clear_plots(s)
+    for seat in range(3):
+        set_hand(s, seat, **(cards or {"gray": [2, 2, 0]}))
+    trigger_auctions(s, ["42W"])
+    assert top(s)["kind"] == "auction" and top(s)["site"] == "42W"
+    return s
+
+
+def test_an_order_bids_at_each_turn_and_passes_when_beaten():
+    s = open_auction(gray=[2, 2, 0], black=[0, 0, 1])
+    first = s.current_player()
+    order = top(s)["order"]
+    s.apply_command(first, "bid up to 13 gray")  # opens with gray 4 (total 4)
+    assert top(s)["bids"][str(first)]["colored"] == [1, 0, 0]
+    second = order[1]
+    assert s.current_player() == second
+    s.apply_command(second, "bid gray 5")
+    s.apply_command(order[2], "bid gray 5 5")  # 10: the order adds 4 and 5 (two cards) to make 13
+    assert high_bid(top(s)) == (first, 13)
+    assert s.current_player() == second
+    s.apply_command(second, "bid gray 4 4 black 6")  # 19
+    events = s.apply_command(order[2], "pass")  # beyond 13: the order passes, and the auction is over
+    assert [(e["kind"], e["actor"]) for e in events][:2] == [("pass", order[2]), ("pass", first)]
+    assert "could not beat 19" in events[1]["private"][first]
+    assert s.hands[first]["gray"] == [2, 2, 0]  # its cards back
+    assert top(s)["kind"] == "build" and top(s)["winner"] == second
+    assert s.orders == {}
+
+
+def test_an_order_given_out_of_turn_and_the_limit_never_in_another_view():
+    s = open_auction()
+    first, second, third = top(s)["order"]
+    events = s.apply_command(third, "bid up to 9")
+    assert s.current_player() == first and not events[0:0]
+    assert s.view(third)["orders"] == {"42W": {"limit": 9, "color": None}}
+    assert "orders" not in s.view(first) and "orders" not in s.view(None)
+    s.apply_command(first, "bid gray 4")
+    events = s.apply_command(second, "pass")
+    bid = next(e for e in events if e["kind"] == "bid")
+    assert bid["actor"] == third and bid["order"] == "bid gray 5"
+    assert "up to 9" in bid["private"][third] and set(bid["private"]) == {third}
+    assert "9" not in bid["text"].replace("total 5", "")
+
+
+def test_a_bid_by_hand_is_the_players_own_and_cancel_ends_the_order():
+    s = open_auction()
+    first, second, third = top(s)["order"]
+    s.apply_command(second, "bid up to 9")
+    s.apply_command(second, "bid cancel")
+    s.apply_command(first, "bid gray 4")
+    assert s.current_player() == second  # asked again: the order is gone
+    with pytest.raises(IllegalCommandError, match="no standing bid"):
+        s.apply_command(second, "bid cancel")
+
+
+@pytest.mark.parametrize(("command", "words"), [
+    ("bid up to 30", "at most 18"),
+    ("bid up to 9 black", None),
+])
+def test_bad_orders_name_the_line_and_change_nothing(command, words):
+    s = open_auction()
+    first = s.current_player()
+    before = s.to_json()
+    with pytest.raises((IllegalCommandError, InvalidCommandError)) as caught:
+        s.apply_command(first, command)
+    if words:
+        assert words in str(caught.value)
+    assert s.to_json() == before
+
+
+def test_an_order_in_a_colour_the_player_may_not_bid():
+    s = open_auction(gray=[1, 0, 0], orange=[2, 0, 0])
+    first = s.current_player()
+    s.plots["42W"]["gray"].update(owner=first, height=1)
+    with pytest.raises(IllegalCommandError, match="cannot bid orange"):
+        s.apply_command(first, "bid up to 8 orange")
+
+
+def test_an_order_from_a_player_out_of_the_auction_or_outside_one():
+    s = open_auction()
+    first, second, _ = top(s)["order"]
+    s.apply_command(first, "pass")
+    with pytest.raises(IllegalCommandError, match="out of the auction"):
+        s.apply_command(first, "bid up to 5")
+    with pytest.raises(IllegalCommandError, match="none runs"):
+        new_game(players=3, seed=1).apply_command(0, "bid up to 5")
+
+
+# ------------------------------------------------------------------------ by orders = by hand (issue 43, point 5)
+
+def _normal(state) -> dict:
+    """The state without what only the way of bidding changes: the move count, the frames' opening moves, the
+    orders themselves."""
+    data = json.loads(state.to_json())
+    data.pop("moves"), data.pop("orders")
+    for frame in data["frames"]:
+        frame.pop("opened", None)
+    return data
+
+
+def _auction_states(count: int):
+    """(seed, state) at the start of an auction, from random games: many sets of auctions, 2 to 4 players."""
+    found = 0
+    for seed in range(1, 10_000):
+        players = 2 + seed % 3
+        s = new_game(players=players, seed=seed)
+        rng = Rng(seed)
+        while not s.is_terminal() and found < count:
+            frame = s.frames[-1]
+            if frame["kind"] == "auction" and not frame["bids"] and not frame["out"]:
+                yield seed, s.clone()
+                found += 1
+                break
+            s.apply_action(s.current_player(), choose(s.legal_actions(), rng, "by-kind"))
+        if found >= count:
+            return
+
+
+def _hand_choice(s, rng):
+    """A bid or pass by hand: a random legal one, of few enough cards to stay quick."""
+    bids = _legal_bids(s, top(s), s.current_player()) if _has_legal_bid(s, top(s), s.current_player()) else []
+    options = ["pass", *[str(b) for b in bids[:40]]]
+    return options[rng.randrange(len(options))]
+
+
+def _by_orders(start, rng):
+    """The auction from ``start`` with random standing bids for some bidders and random bids and passes by hand
+    for the rest; returns the state once it ended and every bid and pass as (seat, command), the orders' own
+    as their events name them, and whether an order made it: (seat, command, by_order)."""
+    s = start.clone()
+    frame = top(s)
+    depth, played = len(s.frames), []
+    for seat in frame["order"]:
+        if seat != s.robot and rng.randrange(3):
+            try:
+                events = s.apply_command(seat, f"bid up to {1 + rng.randrange(30)}")
+            except IllegalCommandError:  # more than the seat can bid
+                continue
+            played += [(e["actor"], e["order"], True) for e in events if e.get("order")]
+    while len(s.frames) >= depth and top(s) is frame and not s.is_terminal():
+        seat = s.current_player()
+        command = _hand_choice(s, rng)
+        played.append((seat, command, False))
+        events = s.apply_command(seat, command)
+        played += [(e["actor"], e["order"], True) for e in events if e.get("order")]
+    return s, played
+
+
+@pytest.mark.parametrize("n", range(4))
+def test_an_auction_run_by_orders_ends_as_the_same_bids_by_hand(n):
+    """Many random auctions (2 to 4 players, the robot bidder among them in a 2-player game)."""
+    checked, by_order = 0, []
+    for seed, start in _auction_states(50):
+        rng = random.Random(seed * 31 + n)
+        s, played = _by_orders(start, rng)
+        by_hand = start.clone()
+        for seat, command, _ in played:
+            by_hand.apply_command(seat, command)
+        assert _normal(by_hand) == _normal(s), f"seed {seed}: {played}"
+        checked += 1
+        by_order += [made for _, command, made in played if made]
+    assert checked == 50 and len(by_order) >= 50  # orders made many of the bids and passes
