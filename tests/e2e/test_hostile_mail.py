@@ -24,7 +24,7 @@ from sqlmodel import Session, select
 
 from pbem.config import MailConfig, ServerConfig, SignupConfig
 from pbem.services.table.service import GameService
-from pbem.services.mail_in.mail_commands import NO_COMMAND_ANSWERS, MailCommands
+from pbem.services.mail_in.mail_commands import NO_COMMAND_ANSWERS, UNPROVEN_ANSWERS, MailCommands
 from pbem import worker as worker_module
 from pbem.worker import MailWorker
 from pbem.store.db import DatabaseUnavailable, make_engine
@@ -315,8 +315,8 @@ def test_two_workers_on_one_mailbox_crash_misfile_and_double_nothing(mailboxes, 
 
 
 def test_forged_mail_neither_locks_the_player_out_nor_floods_them(mailboxes, mail_config, database_url) -> None:
-    """60 mails forged in ann's name in a game with secret words: ann's own mail still applies, and ann and the
-    moderator each get one digest an hour of what was refused, not 60 mails."""
+    """60 mails forged in ann's name in a game with secret words: ann's own mail still applies; ann gets 5 answers
+    to those without a word and one digest an hour of the rest, the moderator one digest, not 60 mails."""
     now = [datetime.now(timezone.utc)]
     engine = make_engine(database_url)
     games = GameService(engine, mail_domain="example.test", clock=lambda: now[0])
@@ -338,18 +338,22 @@ def test_forged_mail_neither_locks_the_player_out_nor_floods_them(mailboxes, mai
     assert Counter(o for _, _, o in report.processed) == Counter({"no-secret": 30, "wrong-secret": 30, "applied": 1})
     got = mailboxes.messages(user)[before[user]:]
     digests = [m for m in got if b"in your name not applied" in m]
-    assert len(digests) == 1 and b"60 mails" in digests[0] and b"... and 40 more" in digests[0]
-    assert len(got) == 2  # the digest and the board after the move
+    answers = [m for m in got if b"Please send your lines again as a Reply to this mail" in m]
+    # The first UNPROVEN_ANSWERS mails without a word are answered at once (its player forgot, most likely), the
+    # other 25 and the 30 wrong words go into one digest.
+    assert len(answers) == UNPROVEN_ANSWERS
+    assert len(digests) == 1 and b"55 mails" in digests[0] and b"... and 35 more" in digests[0]
+    assert len(got) == UNPROVEN_ANSWERS + 2  # the answers, the digest and the board after the move
     to_moderator = mailboxes.messages("dee")[before["dee"]:]
     assert len(to_moderator) == 1 and b"30 mails refused" in to_moderator[0]  # the wrong words only
 
     append(mailboxes, [ordinary(100 + n, owner, "pass")[1] for n in range(10)])
     now[0] += timedelta(minutes=30)
     worker.run_once()
-    assert len(mailboxes.messages(user)) == before[user] + 2  # within the hour: kept for the next digest
+    assert len(mailboxes.messages(user)) == before[user] + UNPROVEN_ANSWERS + 2  # within the hour: kept for the digest
     now[0] += timedelta(minutes=31)
     worker.run_once()
-    later = mailboxes.messages(user)[before[user] + 2:]
+    later = mailboxes.messages(user)[before[user] + UNPROVEN_ANSWERS + 2:]
     assert len(later) == 1 and b"10 mails in your name" in later[0]
     engine.dispose()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
@@ -474,8 +475,11 @@ def test_a_game_with_secret_words_applies_only_mail_that_carries_the_seats_word(
     wrong = processor.handle(mail(f"secret {words[BOB]}\n{command}", sender=email, subject=subject))
     assert (missing.outcome, wrong.outcome) == ("no-secret", "wrong-secret")
     assert game_rows(db_engine) == before
+    assert wrong.seat_email == email and wrong.reply_to is None  # a wrong word: told in the seat's hourly digest
+    # No proof at all from the seat's address: its player forgot, most likely; answered at once, the fix first.
+    assert missing.seat_email == "" and missing.reply_to == email and not missing.not_answered
+    assert missing.reply_body.startswith("Please send your lines again as a Reply to this mail")
     for report in (missing, wrong):
-        assert report.seat_email == email and report.reply_to is None  # told in the seat's hourly digest
         assert not any(word in report.reply_body for word in words.values())
 
     right = processor.handle(mail(f"Secret {words[email].upper()}\n{command}", sender=email, subject=subject))
@@ -488,6 +492,27 @@ def test_a_game_with_secret_words_applies_only_mail_that_carries_the_seats_word(
             present = {owner for owner, word in words.items() if word in row.text_body or word in (row.html_body or "")}
             refusal = row.headers.get("Auto-Submitted") == "auto-replied"
             assert present == (set() if refusal else {row.recipient}), (row.recipient, row.subject, present)
+
+
+def test_a_plain_reply_to_the_seats_own_mail_proves_the_seat(db_engine) -> None:
+    """Issue 47, point 1: a Reply names our mail (In-Reply-To), which only its recipient saw, so it needs no secret
+    word; a mail naming another seat's mail, or a Message-ID of ours guessed, or none, proves nothing."""
+    games = GameService(db_engine)
+    game_id = games.create_game("fifth-avenue", PLAYERS, seed=47, secret_words=True)
+    processor = MailCommands(games)
+    email, command = first_legal(games)
+    other = next(p.email for p in games.get(game_id).players if p.email != email)
+    with Session(db_engine) as s:
+        ours = {row.recipient: row for row in s.exec(select(OutboxMail).where(OutboxMail.game_id == game_id)).all()}
+    subject = f"Re: {ours[email].subject}"
+    before = game_rows(db_engine)
+    for answers in (ours[other].message_id, "<0123456789abcdef0123456789abcdef@pbem.example>", None):
+        report = processor.handle(mail(command, sender=email, subject=subject, in_reply_to=answers))
+        assert report.outcome == "no-secret" and report.reply_to == email, answers
+        assert game_rows(db_engine) == before
+    replied = processor.handle(mail(command, sender=email, subject=subject, in_reply_to=ours[email].message_id))
+    assert replied.outcome == "applied", replied.reply_body
+    assert re.fullmatch(r"<[0-9a-f]{32}@[^>]+>", ours[email].message_id)  # 128 random bits, nothing to predict
 
 
 def test_a_new_player_gets_a_new_secret_word_and_an_export_keeps_them(db_engine) -> None:

@@ -13,13 +13,12 @@ from __future__ import annotations
 import traceback
 from dataclasses import dataclass
 from datetime import datetime
-from email.utils import make_msgid
 from typing import Callable, Iterable
 
 from sqlalchemy import Engine, func, literal_column, or_
 from sqlmodel import Session, select
 
-from ...mail.message import is_address, is_message_id
+from ...mail.message import is_address, is_message_id, new_message_id
 from ...store.models import STRANGER_ROW, InboundMail, OutboxMail, utcnow
 from ...store.uow import UnitOfWork
 
@@ -64,7 +63,7 @@ class MailLedger:
 
     def new_message_id(self) -> str:
         """A Message-ID for a mail of ours, chosen when it is queued."""
-        return make_msgid(domain=self.mail_domain)
+        return new_message_id(self.mail_domain)
 
     # ------------------------------------------------------------------ mail that came in
 

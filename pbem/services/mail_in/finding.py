@@ -81,21 +81,31 @@ class GameFinder:
                            + self.replies.your_games(report))
         return False
 
-    def proven(self, report: MailReport, info: GameInfo, given: list[str]) -> bool:
-        """Whether the mail has its seat's secret word among ``given``, when the game asks for one; else it is
-        refused, saying why."""
+    def proven(self, msg: EmailMessage, report: MailReport, info: GameInfo, given: list[str]) -> bool:
+        """Whether the mail proves its seat, when the game asks for proof: it answers a mail of ours to the
+        sender's address (its In-Reply-To or References name one: our Message-IDs are random and seen only by
+        their recipient, docs/signup.md), or it has the seat's secret word among ``given``. Else it is refused:
+        answered at once, calmly, when it has no word (the seat's own slip, most likely), told in the seat's
+        hourly digest when it has a wrong one."""
         secret = next(p.secret for p in info.players if p.seat == report.seat)
-        if proves_seat(secret, given):
+        if proves_seat(secret, given) or self.answers_ours(msg, report.sender or ""):
             return True
-        # The From line is easy to forge; the word is not. The seat's own address hears of it in its next
-        # digest of refused mail, never once a forged mail (services.mail_in.refusals).
-        report.outcome = "wrong-secret" if given else "no-secret"
         report.seat_email = report.sender or ""
-        why = "did not have the right one" if given else "did not have it"
-        self.replies.reply(report, [wrap(
-            f"Game {info.id} asks for the seat's secret word in every mail, and this mail {why}, so nothing in "
-            "it was applied or answered.")])
+        if given:
+            # A wrong word is somebody guessing, or a player's typo: the seat's address and the moderator hear
+            # of it in the next digest of refused mail, never once a forged mail (services.mail_in.refusals).
+            report.outcome = "wrong-secret"
+            self.replies.reply(report, [wrap(
+                f"Game {info.id} asks for the seat's secret word in every mail that does not answer one of its "
+                "mails, and this mail did not have the right one, so nothing in it was applied or answered.")])
+            return False
+        report.outcome = "no-secret"  # answered (services.mail_in.mail_commands: UNPROVEN_ANSWERS an hour)
+        self.replies.reply(report, unproven_answer(info.id))
         return False
+
+    def answers_ours(self, msg: EmailMessage, address: str) -> bool:
+        """Whether ``msg`` answers (In-Reply-To, References) a mail we sent to ``address``."""
+        return any(to == address for _, to in self.ledger.recipients_of(references(msg)))
 
     def answered(self, msg: EmailMessage, report: MailReport, info: GameInfo) -> AskedDecision | None:
         """The decision the mail answers: the one our mail it replies to asked for, else the one a tag in its
@@ -115,4 +125,18 @@ class GameFinder:
         return answered
 
 
-__all__ = ["GameFinder"]
+def unproven_answer(game_id: int) -> list[str]:
+    """The answer to a mail from a seat's address that did not prove it came from there: the fix first."""
+    return [
+        wrap("Please send your lines again as a Reply to this mail (above the quoted text), and they will apply."),
+        "",
+        wrap(f"Your mail came from your address, but it did not answer one of game {game_id}'s mails, and a "
+             "From line is easy to forge, so nothing in it was applied. A Reply to any mail of the game shows it "
+             "is you: it names that mail, which only you received. A new mail works too with the line "
+             "'secret <your word>' (your word is near the end of every mail of the game)."),
+        "",
+        wrap("If you did not write it, somebody else used your address; nothing of theirs was applied."),
+    ]
+
+
+__all__ = ["GameFinder", "unproven_answer"]

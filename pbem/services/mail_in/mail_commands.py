@@ -39,6 +39,7 @@ RECEIPTED = ("away", "talk", "settings")  # changes whose reply is the sender's 
 # the game's mails: services.mail_out.receipts)
 NO_COMMAND_ANSWERS = 3  # answers an hour to a player's mails without commands (an auto-responder loops)
 ANSWERS_AN_HOUR = 5  # answers an hour to one address's mails that changed nothing, players' too (a forger's From)
+UNPROVEN_ANSWERS = 5  # answers an hour to a seat's address for its mails that did not prove the seat; beyond, the digest
 UNANSWERED = ("ignored", "error", "no-sender")  # outcomes that never get an answer of their own
 MAX_COMMANDS = 100  # command lines one mail may have; a longer mail is refused whole, unread
 
@@ -121,8 +122,14 @@ class MailCommands:
         any address's mails that changed nothing ANSWERS_AN_HOUR times an hour (forged in a player's name, they
         would mail the player without end), a player's mails without commands three times an hour (an
         auto-responder without the headers that say so loops); mail that did not prove its seat goes into that
-        seat's hourly digest. A mail that answers one of our mails to its sender (``answers``: its references)
+        seat's hourly digest, but for UNPROVEN_ANSWERS an hour that lack only the proof. A mail that answers one of our mails to its sender (``answers``: its references)
         is not held to the hourly number: a forger never sees our Message-IDs."""
+        if report.outcome == "no-secret" and report.sender and self.ledger.count(
+                report.sender, self.games.clock() - timedelta(hours=1), ("no-secret",), answered=True) < UNPROVEN_ANSWERS:
+            # The seat's own address without proof is most likely its player, who forgot: answered at once with the
+            # fix (it goes to the seat's address only), whatever the hourly limit, and so not in the digest.
+            report.seat_email = ""
+            return ""
         if report.outcome in REFUSED:
             return f"{report.seat_email} hears of it in the next hourly digest of refused mail"
         if report.sender is None or report.reply_to != report.sender or report.changed \
@@ -152,14 +159,15 @@ class MailCommands:
 
     # ------------------------------------------------------------------ steps
 
-    def _signup(self, report: MailReport, raw_lines: list[str], dry_run: bool) -> bool:
+    def _signup(self, msg: Any, report: MailReport, raw_lines: list[str], dry_run: bool) -> bool:
         """Whether the mail is a signup mail (services.mail_in.signup_mail), which is then handled."""
         lines, secrets = split_secret_lines(raw_lines)
         found = self.signup.read(lines, report.subject, lambda: not self.games.games_of(report.sender or ""))
         if found is None:
             return False
         self.signup.handle(report, *found, secrets, dry_run=dry_run, inbound=self._inbound,
-                           over_limit=self._over_limit, in_reply_to=report.message_id or None)
+                           over_limit=self._over_limit, in_reply_to=report.message_id or None,
+                           replied=self.finder.answers_ours(msg, report.sender or ""))
         return True
 
     def _handle(self, msg: Any, report: MailReport, dry_run: bool) -> None:
@@ -180,7 +188,7 @@ class MailCommands:
                 "attachments or the quoted board.")])
             return
         named, raw_lines = game_lines(report.text.lines)
-        if self._signup(report, raw_lines, dry_run):
+        if self._signup(msg, report, raw_lines, dry_run):
             return
         info = self.finder.game(msg, report, named)
         if info is None:
@@ -196,7 +204,7 @@ class MailCommands:
             report.text = own
             raw_lines = game_lines(own.lines)[1]
         raw_lines, given = split_secret_lines(raw_lines)
-        if not self.finder.proven(report, info, given):
+        if not self.finder.proven(msg, report, info, given):
             return
         vocabulary = get_game(info.kind).VOCABULARY
         found = sort_lines(raw_lines, vocabulary)
@@ -279,4 +287,4 @@ class MailCommands:
             self.replies.reply(report, body)
 
 
-__all__ = ["ANSWERS_AN_HOUR", "CHANGES", "MAX_COMMANDS", "NO_COMMAND_ANSWERS", "RECEIPTED", "MailCommands", "MailReport"]
+__all__ = ["ANSWERS_AN_HOUR", "CHANGES", "MAX_COMMANDS", "NO_COMMAND_ANSWERS", "RECEIPTED", "UNPROVEN_ANSWERS", "MailCommands", "MailReport"]

@@ -91,7 +91,7 @@ class SignupMail:
 
     def handle(self, report: MailReport, found: list[SignupLine | SignupLineError], rest: list[str],
                secrets: list[str], *, dry_run: bool, inbound: InboundMail | None, over_limit: str,
-               in_reply_to: str | None) -> None:
+               in_reply_to: str | None, replied: bool = False) -> None:
         """Apply the signup lines and write the reply into ``report``; a mail that changed something is stored
         with its reply here (``inbound`` and the reply in the change's transaction)."""
         email = report.sender or ""
@@ -144,7 +144,7 @@ class SignupMail:
             return rows
 
         try:
-            result = self.signup.apply(email, lines, secrets=secrets, dry_run=dry_run, also=also)
+            result = self.signup.apply(email, lines, secrets=secrets, replied=replied, dry_run=dry_run, also=also)
         except SignupRefused as exc:
             report.outcome = SIGNUP_REFUSED
             report.lines = [LineReport(x.line, "not done", f"{exc.why}" + (f"; instead: {exc.instead}" if exc.instead

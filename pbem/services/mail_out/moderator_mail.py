@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import textwrap
 from datetime import datetime, timedelta
-from email.utils import make_msgid
 
 from sqlalchemy import Engine, func, or_
 from sqlmodel import Session, select
 
+from ...mail.message import new_message_id
 from ...store.models import Mark, OutboxMail
 from ...store.statuses import OutboxStatus
 from ...store.uow import UnitOfWork
@@ -63,7 +63,7 @@ def release(engine: Engine, now: datetime, domain: str) -> int:
                 s.add(mail)
             together = waiting[len(alone):]
             if together:
-                s.add(digest(recipient, together, now, make_msgid(domain=domain)))
+                s.add(digest(recipient, together, now, new_message_id(domain)))
                 for mail in together:
                     mail.status = OutboxStatus.FOLDED
                     s.add(mail)

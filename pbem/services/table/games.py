@@ -45,6 +45,7 @@ from ...games import get_game
 from ...limits import MAX_DEADLINE, MAX_GAME_ID, MAX_SEED
 from ...games.errors import CommandError
 from ...config import ArchiveConfig
+from ...mail.message import new_message_id
 from ...store.models import Event, Game, GameStatus, InboundMail, OutboxMail, Seat, Snapshot, utcnow
 from ...store.uow import UnitOfWork
 from ...timespans import format_duration
@@ -616,9 +617,7 @@ class GameChanges(GameReader):
 
     def new_message_id(self) -> str:
         """A Message-ID for a mail of ours, chosen when it is queued."""
-        from email.utils import make_msgid
-
-        return make_msgid(domain=self.mail_domain)
+        return new_message_id(self.mail_domain)
 
     def _locked(self, uow: UnitOfWork, game_id: int) -> Game:
         game = uow.lock_game(game_id) if 0 < game_id <= MAX_GAME_ID else None

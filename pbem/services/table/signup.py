@@ -56,6 +56,7 @@ class SignupResult:
     mails: int = 0
     code_mail: OutboxMail | None = None  # the mail of the one code the mail asked for: it is the mail's answer
     stranger: bool = False  # that code went to an address in no game (the strangers' daily budget counts it)
+    replied: bool = False  # the mail answers a mail of ours to its address: it proves that address's seats
 
 
 class Signup(SignupChecks):
@@ -64,13 +65,14 @@ class Signup(SignupChecks):
 
     # ------------------------------------------------------------------ the one entry point of mail
 
-    def apply(self, email: str, lines: list[SignupLine], *, secrets: list[str] = (), dry_run: bool = False,
-              also: Any = None) -> SignupResult:
+    def apply(self, email: str, lines: list[SignupLine], *, secrets: list[str] = (), replied: bool = False,
+              dry_run: bool = False, also: Any = None) -> SignupResult:
         """Apply a mail's signup ``lines`` for ``email``, all or none (SignupRefused for the first that cannot).
-        ``secrets``: the secret words the mail gave (``resign`` in a game with them). ``also(result, session)``
+        ``secrets``: the secret words the mail gave, and ``replied``: whether it answers a mail of ours to
+        ``email`` (either proves a seat for ``resign`` in a game with secret words). ``also(result, session)``
         returns more rows to write with the change (the mail's record and its reply)."""
         email = checked_address(email)
-        result = SignupResult()
+        result = SignupResult(replied=replied)
         with UnitOfWork(self.games.engine, write=True) as uow:
             uow.serialize("signup")  # two workers never both take a table's last seat
             for line in lines:
@@ -142,9 +144,10 @@ class Signup(SignupChecks):
         if not seat.secret:  # a game without secret words: the code proves the address
             return self._request(s, email, "resign", {"game": game.id}, line, result,
                                  f"resign from game {game.id}: a robot plays your seat from then on")
-        if not proves_seat(seat.secret, secrets):
-            raise SignupRefused(line.line, f"game {game.id} asks for your seat's secret word in every mail",
-                                "add the line 'secret WORD' with the word of your game mails")
+        if not (result.replied or proves_seat(seat.secret, secrets)):
+            raise SignupRefused(line.line, f"game {game.id} asks a new mail for your seat's secret word",
+                                "send the line as a Reply to a mail of the game, or add the line 'secret WORD' "
+                                "with the word of your game mails")
         return self._resign(uow, game, seat)
 
     # ------------------------------------------------------------------ a code comes back
