@@ -1,8 +1,8 @@
 """Mail refused because it could not prove it came from the seat it speaks for, told in digests.
 
-A mail without a seat's secret word (or with a wrong one), or one that answers our mail to a seat from
+A mail without proof of its seat (services.mail_in.finding), or one that answers our mail to a seat from
 another address, applies nothing. Such mail is cheap to forge in any number, so none of it gets an answer
-of its own: the seat's own address hears of it at most once an hour, in one digest of everything refused
+of its own (but for a few an hour from the seat's own address without any proof: services.mail_in.mail_commands): the seat's own address hears of it at most once an hour, in one digest of everything refused
 in its name since the last one (the first refusal in an hour is told at once), and the moderator gets the
 same of the suspicious ones (wrong words and other addresses). The worker calls ``tell()`` every cycle.
 """
@@ -116,8 +116,8 @@ class RefusalDigest:
         return plain_mail(address, f"{count} in your name not applied", [
             "These mails spoke for your seat and were not applied, because they could not show that they came "
             "from you:", "", *self._lines(refused, to_seat=True), "",
-            "If you sent them, send your commands again, from this address and with the line 'secret <your "
-            "word>' where your game asks for it (the word is near the end of every mail the game sends you). "
+            "If you sent them, send your commands again as a Reply to a mail of the game, or with the line "
+            "'secret <your word>' (the word is near the end of every mail the game sends you). "
             "If you did not, somebody else is using your address; nothing of theirs was applied, and the "
             "moderator hears of it.",
             "", "(You hear of such mail at most once an hour, in one mail like this.)"],
