@@ -52,7 +52,7 @@ user, password, password_file
 =============================  ===========================  ==================================================
 
 Other variables pbem knows: ``PBEM_CONFIG`` (the config file), ``PBEM_CRASH_AT`` and ``PBEM_CRASH_LOG``
-(``pbem.crashpoints``, for tests), and the test suite's own (``PBEM_CHROMIUM``, ``PBEM_CHROMEDRIVER``,
+(``pbem.crashpoints``, refused outside the test suite), and the test suite's own (``PBEM_CHROMIUM``, ``PBEM_CHROMEDRIVER``,
 ``PBEM_SCREENSHOTS``, ``PBEM_UPDATE_GOLDEN``, every ``PBEM_TEST_...``), which the command ignores. Any other
 ``PBEM_`` variable is refused, with the name it probably meant: ``PBEM_DATABSE_URL`` silently ignored would put
 every game in the default database.
@@ -632,6 +632,11 @@ def check_environment(environ: Mapping[str, str]) -> None:
         if value == "":  # pbem.crashpoints would take it for unset; a test that meant a number must not pass
             raise ConfigError(f"{name} is empty: give it a value, or unset it")
         _parsed(kind, value, name, from_text=True)
+    from .crashpoints import asked_outside_tests
+
+    if asked_outside_tests(environ):
+        raise ConfigError("PBEM_CRASH_AT and PBEM_CRASH_LOG are hooks of pbem's test suite (the worker kills itself "
+                          "at a step); pbem refuses them outside its tests: unset them")
 
 
 def _parsed(kind: Kind, value: Any, place: str, from_text: bool) -> Any:

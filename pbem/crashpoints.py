@@ -10,22 +10,36 @@ through the environment of the process it starts:
     PBEM_CRASH_LOG=FILE      every point reached is appended to FILE, one name a line
 
 SIGKILL, not an exception: no ``finally``, no rollback, no flush, exactly what
-the power failing or the OOM killer does.
+the power failing or the OOM killer does. Only under the test suite: pytest sets
+PYTEST_CURRENT_TEST while a test runs (and the processes it starts inherit it);
+elsewhere pbem.config refuses both variables, so a stray line in an env file
+cannot make a production worker kill itself, and this module ignores them.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Mapping
 
 _armed: bool | None = None  # read from the environment at the first point: a process forked after importing
 _crash_at = 0  # this module (the tests' prestarted pbem) must still see the environment of its own run
 _log_path: str | None = None
 _count = 0
+UNDER_TESTS = "PYTEST_CURRENT_TEST"
+
+
+def asked_outside_tests(environ: Mapping[str, str]) -> bool:
+    """Whether ``environ`` arms a crash point without being a test's."""
+    armed = environ.get("PBEM_CRASH_AT", "0").strip() not in ("", "0") or bool(environ.get("PBEM_CRASH_LOG"))
+    return armed and not environ.get(UNDER_TESTS)
 
 
 def _arm() -> bool:
     global _armed, _crash_at, _log_path
+    if asked_outside_tests(os.environ):
+        _armed = False
+        return _armed
     _crash_at = int(os.environ.get("PBEM_CRASH_AT", "0") or 0)
     _log_path = os.environ.get("PBEM_CRASH_LOG") or None
     _armed = bool(_crash_at or _log_path)

@@ -34,7 +34,7 @@ from packaging.specifiers import SpecifierSet
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = ROOT / "pyproject.toml"
 LOCK = ROOT / "uv.lock"
-EXTRAS = ("postgresql",)  # what the install tests install besides the wheel's own dependencies
+EXTRAS = ("postgresql", "demo")  # what the install tests install besides the wheel's own dependencies
 _PYENV_VERSION = re.compile(r"\d+\.\d+\.\d+")  # CPython releases only: not 3.13.0t, pypy3.10-7.3, miniconda...
 _PROBE = "import json, platform, sys; print(json.dumps([platform.python_implementation(), *sys.version_info[:3]]))"
 

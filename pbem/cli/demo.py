@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import signal
 import threading
 import time
@@ -91,6 +92,10 @@ def demo(
 
         pbem demo --game manhattan --players 4
     """
+    missing = [name for name in ("pymap", "aiosmtpd") if importlib.util.find_spec(name) is None]
+    if missing:  # before the database: a demo that cannot run creates nothing
+        fail(f"pbem demo needs its mail servers, {' and '.join(missing)}, which come with the extra 'demo': "
+             "pip install 'pbem[demo]'")
     from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
     from ..demo import Demo, DemoError

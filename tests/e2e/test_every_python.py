@@ -44,9 +44,9 @@ def pinned(wheelhouse: Path) -> dict[str, str]:
 
 
 def install(python: Path, wheel: Path, wheelhouse: Path, *options: str) -> None:
-    """The wheel with its PostgreSQL extra into the virtualenv of ``python``, taking everything from ``wheelhouse``."""
+    """The wheel with its PostgreSQL and demo extras into the virtualenv of ``python``, taking everything from ``wheelhouse``."""
     proc = subprocess.run([uv(), "pip", "install", "--python", str(python), "--offline", "--no-index", "--no-config",
-                           "--find-links", str(wheelhouse), *options, f"pbem[postgresql] @ {wheel.as_uri()}"],
+                           "--find-links", str(wheelhouse), *options, f"pbem[postgresql,demo] @ {wheel.as_uri()}"],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 

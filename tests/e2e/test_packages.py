@@ -177,6 +177,10 @@ def test_the_wheel_ships_pbem_and_its_files_alone_with_its_license_and_metadata(
     assert "postgresql" in values("Provides-Extra")
     drivers = [value for value in values("Requires-Dist") if value.startswith("psycopg")]
     assert drivers and all('extra == "postgresql"' in value for value in drivers), drivers
+    # The demo's mail servers are the demo extra's: production installs go without them.
+    assert "demo" in values("Provides-Extra")
+    servers = [value for value in values("Requires-Dist") if value.startswith(("pymap", "aiosmtpd"))]
+    assert len(servers) == 2 and all('extra == "demo"' in value for value in servers), servers
 
 
 def test_a_postgresql_url_without_the_driver_is_one_error_line_naming_the_extra(tmp_path: Path) -> None:
@@ -190,3 +194,17 @@ def test_a_postgresql_url_without_the_driver_is_one_error_line_naming_the_extra(
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
     assert "pip install 'pbem[postgresql]'" in lines[0], lines
+
+
+def test_the_demo_without_its_mail_servers_is_one_error_line_naming_the_extra(tmp_path: Path) -> None:
+    """As an installation without the demo extra runs: pymap and aiosmtpd cannot be imported. Nothing is created."""
+    without_servers = ("import sys; sys.modules['pymap'] = None; sys.modules['aiosmtpd'] = None; "
+                       "from pbem.cli import main; main()")
+    env = {name: value for name, value in os.environ.items() if not name.startswith("PBEM_")}
+    proc = subprocess.run([sys.executable, "-c", without_servers, "--config", os.devnull,
+                           "--db", "sqlite:///demo.sqlite3", "demo", "--players", "2"],
+                          env=dict(env, HOME=str(tmp_path)), cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert (proc.returncode, proc.stdout) == (1, ""), (proc.stdout, proc.stderr)
+    assert proc.stderr.splitlines() == ["error: pbem demo needs its mail servers, pymap and aiosmtpd, which come with "
+                                        "the extra 'demo': pip install 'pbem[demo]'"], proc.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -136,17 +136,21 @@ def postgresql(request: pytest.FixtureRequest) -> str | None:
         return None
 
 
-def smoke_run(pbem: Path, folder: Path, mail: Mail, postgresql: str | None, *, demo_turns: int = 2) -> str:
+def smoke_run(pbem: Path, folder: Path, mail: Mail, postgresql: str | None, *, demo_turns: int = 2,
+              stderr: list[str] | None = None) -> str:
     """What a new operator does first, by the installed command ``pbem``, in ``folder`` (its HOME too): the
     database, a game and its board, two moves by mail through `pbem worker --once` over Dovecot, a game on
     PostgreSQL, and ``demo_turns`` turns of the demo (two are enough to fail on Python 3.13 without the demo's fix
-    of its IMAP server; tests/e2e/test_demo.py plays whole games). Returns the demo's output."""
+    of its IMAP server; tests/e2e/test_demo.py plays whole games). Returns the demo's output; each command's
+    stderr lines go into ``stderr``, prefixed with the command, when it is given."""
     env = dict(clean_env(folder), PBEM_CONFIG=os.devnull)
 
     def run(*args: str, timeout: int = 120, **settings: str) -> str:
         proc = subprocess.run([str(pbem), *args], capture_output=True, text=True, env=dict(env, **settings),
                               cwd=folder, timeout=timeout)
         assert proc.returncode == 0, f"pbem {' '.join(args)}: {proc.stdout[-3000:]}{proc.stderr[-3000:]}"
+        if stderr is not None:
+            stderr.extend(f"pbem {args[0]}: {line}" for line in proc.stderr.splitlines())
         return proc.stdout
 
     assert "Upgraded the database from empty to revision" in run("db", "upgrade")

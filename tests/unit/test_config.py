@@ -173,8 +173,19 @@ def test_an_unknown_pbem_variable_is_refused_with_the_name_it_probably_meant() -
     # What pbem itself and its test suite read is known; other programs' variables are none of pbem's business.
     known = {"PBEM_CRASH_AT": "3", "PBEM_CRASH_LOG": "/tmp/points", "PBEM_CHROMIUM": "", "PBEM_SCREENSHOTS": "x",
              "PBEM_UPDATE_GOLDEN": "1", "PBEM_TEST_TMPDIR": "", "PBEM_TEST_ANYTHING_NEW": "x", "PBEMX": "1",
-             "pbem_database_url": "x", "DATABASE_URL": "mysql://x"}
+             "pbem_database_url": "x", "DATABASE_URL": "mysql://x", "PYTEST_CURRENT_TEST": "t.py::test (call)"}
     assert load_config(environ=known).database_url_from == "default"
+
+
+def test_the_crash_points_are_refused_outside_the_tests() -> None:
+    """PBEM_CRASH_AT makes the worker kill itself: a line of an env file must not do that to a production worker."""
+    message = ("PBEM_CRASH_AT and PBEM_CRASH_LOG are hooks of pbem's test suite (the worker kills itself at a step); "
+               "pbem refuses them outside its tests: unset them")
+    refused(message, environ={"PBEM_CRASH_AT": "3"})
+    refused(message, environ={"PBEM_CRASH_LOG": "/tmp/points"})
+    refused(message, environ={"PBEM_CRASH_AT": "3", "PYTEST_CURRENT_TEST": ""})
+    assert load_config(environ={"PBEM_CRASH_AT": "0"}).database_url_from == "default"  # 0 arms nothing
+    assert load_config(environ={"PBEM_CRASH_AT": "3", "PYTEST_CURRENT_TEST": "t.py::test (call)"})
 
 
 def test_the_variables_of_the_test_suite_are_all_known() -> None:

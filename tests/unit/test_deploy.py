@@ -154,6 +154,30 @@ def test_the_deployment_requirements_are_uv_lock_exported_with_hashes() -> None:
     assert written.count("--hash=sha256:") >= len(requirements)
 
 
+def test_the_build_stage_builds_with_the_locked_backend_and_fetches_nothing_unpinned() -> None:
+    """pip's build isolation would install the newest setuptools and setuptools-scm on the day of the build: the
+    build stage installs deploy/build-requirements.txt (uv.lock's versions, with hashes) and builds without it."""
+    build, _ = dockerfile_stages()
+    assert "RUN pip install --require-hashes -r /tmp/build-requirements.txt" in build, build
+    wheel = [step for step in build if "pip wheel" in step]
+    assert len(wheel) == 1 and "--no-build-isolation" in wheel[0], wheel
+    pinned = {}
+    for line in (DEPLOY / "build-requirements.in").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            pinned[name] = version
+    locked = {package["name"]: package.get("version")
+              for package in tomllib.loads((ROOT / "uv.lock").read_text())["package"]}
+    assert pinned == {name: locked[name] for name in ("setuptools", "setuptools-scm")}, pinned
+    built_by = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+    assert sorted(requirement.split(">")[0] for requirement in built_by) == sorted(pinned), built_by
+    written = (DEPLOY / "build-requirements.txt").read_text()
+    requirements = [line for line in written.splitlines() if line and not line.startswith((" ", "#"))]
+    assert {f"{name}=={version} \\" for name, version in pinned.items()} <= set(requirements), requirements
+    assert all(line.endswith(" \\") and "==" in line for line in requirements), requirements
+    assert written.count("--hash=sha256:") >= 2 * len(requirements)
+
+
 def test_the_build_context_holds_what_the_build_stage_copies_and_nothing_else() -> None:
     ignore = [line.strip() for line in (DEPLOY / "Dockerfile.dockerignore").read_text().splitlines()
               if line.strip() and not line.startswith("#")]
