@@ -1,15 +1,16 @@
-"""Releases as pip sees them (issue 33, points 2 and 5): versions from git, and complete, clean packages.
+"""Releases as pip sees them (issue 33, points 2 and 5; issue 45, point 1): versions from CHANGELOG.md and git's
+history without tags, and complete, clean packages.
 
-A clone of this repository gets a release tag on its last commit, and then one commit more (an empty one, so the
-two trees hold the same files). The tag is built as deploy/README.md builds a release (``python -m build``: the
-sdist, then the wheel from that sdist), the later commit straight from its tree (``--wheel``). Both builds run
-without build isolation, on this environment's setuptools and setuptools-scm (the test extra), so nothing is
-downloaded. The clone brings this repository's own tags along, but the tag made here is the nearest, so the
-versions do not depend on which tags a clone has.
+A clone of this repository, its tags deleted (the clones others make carry none), is built as it is; then it gets a
+release heading in CHANGELOG.md in one commit, as deploy/README.md cuts a release, and then one commit more (an
+empty one, so the two trees hold the same files). The release commit is built as deploy/README.md builds a release
+(``python -m build``: the sdist, then the wheel from that sdist), the other two straight from their tree
+(``--wheel``). The builds run without build isolation, on this environment's setuptools and setuptools-scm (the
+test extra) and the in-tree backend (build_backend/), so nothing is downloaded.
 
 The wheels go into a virtualenv of their own with nothing else in it: `pbem --version` needs none of pbem's
 dependencies (pbem/cli/__init__.py answers it before loading the command tree), and pip installs offline
-(``--no-index --no-deps``). About 10 s for the two builds and the installs.
+(``--no-index --no-deps``). About 15 s for the three builds and the installs.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ import pytest
 pytestmark = pytest.mark.xdist_group("packages")  # its module-scoped builds are made once, on one worker
 
 ROOT = Path(__file__).resolve().parents[2]
-TAG, RELEASE = "v7.1.0", "7.1.0"  # a version no real release has, so nothing but this test's tag can give it
-LATER = re.compile(r"7\.1\.1\.dev1\+g([0-9a-f]{7,})")  # setuptools-scm: the next patch, one commit on
+NEWEST_RELEASE = re.compile(r"^## \[(\d+)\.(\d+)\.(\d+)\] - ", re.M)  # CHANGELOG.md's first release heading
+RELEASE = "7.1.0"  # a version no real release has, so nothing but this test's heading can give it
+LATER = re.compile(r"7\.1\.1\.dev1")  # the next patch, one commit on: no local part (+g<hash>), which an index refuses
 IDENTITY = {"GIT_AUTHOR_NAME": "pbem tests", "GIT_AUTHOR_EMAIL": "tests@example.invalid",
             "GIT_COMMITTER_NAME": "pbem tests", "GIT_COMMITTER_EMAIL": "tests@example.invalid"}
 
@@ -54,7 +56,8 @@ class Releases:
     sdist: Path  # of the tag
     wheel: Path  # of the tag, built from its sdist
     later: Path  # of the later commit, built from its tree
-    later_commit: str
+    plain: Path  # of the clone as it came, built from its tree
+    plain_commits: int  # since the commit that added the newest release heading of CHANGELOG.md
     tracked: set[str]  # the files git keeps, in both commits
 
 
@@ -67,15 +70,28 @@ def releases(tmp_path_factory: pytest.TempPathFactory) -> Releases:
     work = tmp_path_factory.mktemp("releases")
     clone = work / "clone"
     run("git", "clone", "--quiet", ROOT, clone, cwd=work)
-    run("git", "tag", "-a", TAG, "-m", f"pbem {RELEASE}", cwd=clone)
+    # This tree's commit: a clone of a git worktree checks out the main repository's HEAD instead.
+    run("git", "checkout", "--quiet", "-B", "tested", run("git", "rev-parse", "HEAD", cwd=ROOT).strip(), cwd=clone)
+    for tag in run("git", "tag", "--list", cwd=clone).split():
+        run("git", "tag", "--delete", tag, cwd=clone)
+    run(sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", work / "plain", clone, cwd=work)
+    newest = NEWEST_RELEASE.search((clone / "CHANGELOG.md").read_text())
+    assert newest, "CHANGELOG.md names no release"
+    (added, *_) = run("git", "log", "--format=%H", "--reverse", "-S", newest.group(0), "--", "CHANGELOG.md",
+                      cwd=clone).split()
+    plain_commits = int(run("git", "rev-list", "--count", f"{added}..HEAD", cwd=clone))
+    changelog = (clone / "CHANGELOG.md").read_text()
+    (clone / "CHANGELOG.md").write_text(changelog.replace(newest.group(0), f"## [{RELEASE}] - 2026-12-01\n\n"
+                                                          f"### Fixed\n- A release of the tests.\n\n{newest.group(0)}", 1))
+    run("git", "commit", "--quiet", "-am", f"pbem {RELEASE}", cwd=clone)
     run(sys.executable, "-m", "build", "--no-isolation", "--outdir", work / "tag", clone, cwd=work)
     run("git", "commit", "--quiet", "--allow-empty", "-m", "A later commit", cwd=clone)
     run(sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", work / "later", clone, cwd=work)
     (sdist,) = (work / "tag").glob("*.tar.gz")
     (wheel,) = (work / "tag").glob("*.whl")
     (later,) = (work / "later").glob("*.whl")
-    return Releases(clone, sdist, wheel, later, run("git", "rev-parse", "HEAD", cwd=clone).strip(),
-                    set(run("git", "ls-files", cwd=clone).splitlines()))
+    (plain,) = (work / "plain").glob("*.whl")
+    return Releases(clone, sdist, wheel, later, plain, plain_commits, set(run("git", "ls-files", cwd=clone).splitlines()))
 
 
 def wheel_files(wheel: Path) -> dict[str, bytes]:
@@ -88,14 +104,52 @@ def metadata(wheel: Path) -> list[tuple[str, str]]:
     return HeaderParser().parsestr(wheel_files(wheel)[name].decode()).items()
 
 
-def test_a_tag_is_a_release_version_and_a_later_commit_a_dev_version_of_the_next(releases: Releases) -> None:
+def version_of(wheel: Path) -> str:
+    return wheel.name.removeprefix("pbem-").removesuffix("-py3-none-any.whl")
+
+
+def test_a_release_heading_is_a_release_version_and_a_later_commit_a_dev_version_of_the_next(
+        releases: Releases) -> None:
     assert releases.sdist.name == f"pbem-{RELEASE}.tar.gz"
     assert releases.wheel.name == f"pbem-{RELEASE}-py3-none-any.whl"
     assert wheel_files(releases.wheel)["pbem/_version.py"].decode().splitlines()[-1] == f'__version__ = "{RELEASE}"'
-    version = releases.later.name.removeprefix("pbem-").removesuffix("-py3-none-any.whl")
-    later = LATER.fullmatch(version)
-    assert later, version
-    assert releases.later_commit.startswith(later.group(1))
+    assert LATER.fullmatch(version_of(releases.later)), releases.later.name
+
+
+def test_a_clone_without_tags_builds_above_every_release_of_the_changelog(releases: Releases) -> None:
+    """Without tags setuptools-scm alone gave 0.1.devN+unknown.g<hash>: below 0.1.0, and refused by an index."""
+    from packaging.version import Version
+
+    version = Version(version_of(releases.plain))
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    released = [Version(".".join(found)) for found in NEWEST_RELEASE.findall(changelog)]
+    assert len(released) >= 5 and version > max(released) and not version.local, version
+    newest = max(released)
+    assert releases.plain_commits > 0
+    assert str(version) == f"{newest.major}.{newest.minor}.{newest.micro + 1}.dev{releases.plain_commits}"
+    # One commit more is a version more, the release's commit above every dev version before it.
+    assert Version(version_of(releases.later)) > Version(RELEASE) > version
+
+
+def test_the_version_of_a_tree_rises_along_its_history_and_a_shallow_clone_is_refused(releases: Releases,
+                                                                                     tmp_path: Path) -> None:
+    script = [sys.executable, str(releases.clone / "build_backend" / "pbem_version.py")]
+    branch = run("git", "branch", "--show-current", cwd=releases.clone).strip()
+    seen = []
+    for back in (2, 1, 0):  # the commit cloned, the release, the commit after it
+        run("git", "checkout", "--quiet", "--detach", f"{branch}~{back}", cwd=releases.clone)
+        seen.append(run(*script, cwd=releases.clone).strip())
+    run("git", "checkout", "--quiet", branch, cwd=releases.clone)
+    assert seen[-2:] == [RELEASE, "7.1.1.dev1"], seen
+    from packaging.version import Version
+
+    assert [Version(version) for version in seen] == sorted(Version(version) for version in seen), seen
+    assert len(set(seen)) == 3 and seen[0] == version_of(releases.plain), seen
+    shallow = tmp_path / "shallow"
+    run("git", "clone", "--quiet", "--depth", "2", releases.clone.as_uri(), shallow, cwd=tmp_path)
+    proc = subprocess.run([sys.executable, str(shallow / "build_backend" / "pbem_version.py")], cwd=shallow,
+                          capture_output=True, text=True, timeout=60, env=environment())
+    assert proc.returncode == 1 and proc.stderr.startswith("error: ") and "--unshallow" in proc.stderr, proc
 
 
 def test_the_newer_wheel_installed_over_the_older_one_replaces_it(releases: Releases, tmp_path: Path) -> None:

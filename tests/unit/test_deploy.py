@@ -154,6 +154,22 @@ def test_the_deployment_requirements_are_uv_lock_exported_with_hashes() -> None:
     assert written.count("--hash=sha256:") >= len(requirements)
 
 
+def test_the_image_says_its_version_and_revision_in_oci_labels_and_compose_passes_them() -> None:
+    build, image = dockerfile_stages()
+    assert "ARG PBEM_VERSION=0.0+unknown" in build and "ARG PBEM_VERSION=0.0+unknown" in image
+    assert "ARG PBEM_REVISION=unknown" in image
+    (label,) = [step for step in image if step.startswith("LABEL ")]
+    assert 'org.opencontainers.image.version="${PBEM_VERSION}"' in label, label
+    assert 'org.opencontainers.image.revision="${PBEM_REVISION}"' in label, label
+    # The wheel is built as PBEM_VERSION and the image checks that its pbem says so.
+    assert any('SETUPTOOLS_SCM_PRETEND_VERSION_FOR_PBEM="$PBEM_VERSION" pip wheel' in step for step in build), build
+    assert any('test "$(pbem --version)" = "pbem ${PBEM_VERSION}"' in step for step in image), image
+    compose = (DEPLOY / "compose.yaml").read_text()
+    assert "PBEM_VERSION: ${PBEM_VERSION:-0.0+unknown}" in compose
+    assert "PBEM_REVISION: ${PBEM_REVISION:-unknown}" in compose
+    assert (ROOT / "build_backend" / "pbem_version.py").is_file()
+
+
 def test_the_build_stage_builds_with_the_locked_backend_and_fetches_nothing_unpinned() -> None:
     """pip's build isolation would install the newest setuptools and setuptools-scm on the day of the build: the
     build stage installs deploy/build-requirements.txt (uv.lock's versions, with hashes) and builds without it."""
@@ -222,10 +238,13 @@ def test_pyproject_lists_every_package_and_ships_every_file_of_the_shipped_folde
 
 
 def test_the_version_comes_from_git_alone_into_a_file_git_ignores() -> None:
-    """No version is written by hand: setuptools-scm writes the build's into pbem/_version.py, which git must not
-    keep (a kept one would be stale at the next commit). tests/e2e/test_packages.py builds and installs them."""
+    """No version is written by hand: the in-tree backend finds it (CHANGELOG.md and git's history), setuptools-scm
+    writes it into pbem/_version.py, which git must not keep (a kept one would be stale at the next commit).
+    tests/e2e/test_packages.py builds and installs them."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert "version" not in project["project"] and project["project"]["dynamic"] == ["version"]
+    assert project["build-system"]["build-backend"] == "pbem_build"
+    assert project["build-system"]["backend-path"] == ["build_backend"]
     assert "dynamic" not in project["tool"]["setuptools"], "a second source of the version"
     scm = project["tool"]["setuptools_scm"]
     assert scm["version_file"] == "pbem/_version.py"
