@@ -626,16 +626,19 @@ class _Replay:
                 lines += [line for seat, secrets in sorted(data.get("private", {}).items())
                           for secret in secrets for line in seen_alone(names[int(seat)], secret)]
         elif event.kind == "replace_player":
-            lines = [self._replaced(event.seq, data, names)]
+            lines = [self._replaced(event.seq, data, names, resigned=event.actor == data.get("old", {}).get("email"))]
         else:
             lines = [data.get("words") or fallback_words(event) or f"The moderator: {event.kind}.",
                      *data.get("lines", [])]
         return tuple(self.game.cast.said(line) for line in lines)
 
-    def _replaced(self, seq: int, data: dict[str, Any], names: list[str]) -> str:
-        """A replacement in words (the stored ones give both players' addresses)."""
+    def _replaced(self, seq: int, data: dict[str, Any], names: list[str], *, resigned: bool = False) -> str:
+        """A replacement in words (the stored ones may give both players' addresses); ``resigned``: the player
+        gave the seat up by mail, their own act."""
         seat = data.get("seat", 0)
         before = next((name for replaced, _, name in self.replacements if replaced == seq), "somebody")
+        if resigned:
+            return f"{before} resigned: {names[seat]} plays seat {seat + 1} from then on."
         reason = f" The moderator says: {data['reason']}" if data.get("reason") else ""
         return f"The moderator gave seat {seat + 1} to {names[seat]} instead of {before}.{reason}"
 

@@ -69,7 +69,7 @@ def test_a_replaced_player_is_told_by_mail_that_they_no_longer_play(table, dovec
     (told,) = inbox(dovecot, "bob")[before:]
     assert str(told["Subject"]) == f"[Fifth Avenue #{game_id}] Ann, Bob, Cy"  # the game's one subject, kept
     said = " ".join(text(told).split())
-    assert f"you no longer play in Fifth Avenue #{game_id}" in said and "to Dee." in said
+    assert f"You no longer play in Fifth Avenue #{game_id}" in said and "to Dee." in said
     assert "The moderator says: Bob moved abroad" in said
     moderator_history = [h for h in games.history(game_id) if h.kind == "replace_player"]
     assert moderator_history[0].data["reason"] == "Bob moved abroad"

@@ -105,7 +105,7 @@ def test_a_replaced_player_is_told_at_the_old_address(service, db_engine) -> Non
     assert {m.headers["References"] for m in sent} == {first.headers["References"]}
     assert told.headers["In-Reply-To"] == first.headers["References"]
     assert "write to the moderator, mod@example.org." in said
-    assert f"you no longer play in Fifth Avenue #{game_id}" in said
+    assert f"You no longer play in Fifth Avenue #{game_id}" in said
     assert "gave your seat (seat 2) to Dora" in said and "The moderator says: Bob moved abroad" in said
     assert "dora@example.org" not in said  # the new player's address is not the old player's business
     assert told.html_body is None and told.game_id == game_id

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from sqlmodel import Session, select
 
+from pbem.archive import history
 from pbem.config import SignupConfig
 from pbem.services.common.holders import seat_holders
 from pbem.services.table.service import GameService
@@ -230,6 +231,11 @@ def test_watchers_and_resigning_to_a_robot(games) -> None:
         ("Bob", BOB, False, event.seq - 1), ("Bob (robot)", holders[1].email, True, None)]
     told = [m for m in outbox(games) if "Bob resigned" in m.text_body]
     assert {m.recipient for m in told} >= {ANN, CY}  # everyone is told
+    # ... and Bob, and the archive, as Bob's own act (issue 47, point 3), never as the moderator's.
+    assert " ".join([m for m in outbox(games) if m.recipient == BOB][-1].text_body.split()).startswith(
+        f"You resigned from Fifth Avenue #{game_id}: Bob (robot) plays your seat (seat 2) from now on.")
+    steps = {step.seq: step for step in history.record(games.engine, game_id).steps}
+    assert steps[event.seq].words == ("Bob resigned: Bob (robot) plays seat 2 from then on.",)
     # Later the moderator gives the robot's seat to somebody (pbem game replace-player 1 ROBOT-ADDRESS ...).
     games.replace_player(game_id, bob.email, DEE, name="Dee", reason="Dee takes Bob's seat")
     assert (games.get(game_id).players[1].name, games.get(game_id).players[1].robot) == ("Dee", "")

@@ -26,7 +26,7 @@ from ..common.ledger import MailLedger
 from ..mail_out.help_text import signup_lines
 from ..table.signup import Signup, SignupRefused, SignupResult
 from ..table.signup_words import SignupLine, SignupLineError, code_in, read_signup_line, unbroken
-from ...words import cut
+from ...words import cut, plural
 from .reply import MAX_LISTED, and_more
 from .report import LineReport, MailReport
 
@@ -193,6 +193,10 @@ class SignupMail:
             body.append("Not done:")
             for r in not_done:
                 body += [wrap(cut(r.line), "  "), wrap(r.note, "      ")]
+        if body:  # the first line a client shows says what became of the mail, as a sentence, not "Done:"
+            first = done[0].note if done else "nothing of your mail was done; why is below"
+            more = f" ({plural(len(done) - 1, 'more line')} done too.)" if len(done) > 1 else ""
+            body = [wrap(f"{first[0].upper()}{first[1:].rstrip('.')}.{more}"), ""] + body
         if report.outcome != SIGNUP_REFUSED and answers:
             body += ([""] if body else []) + answers
         if ignored:

@@ -34,6 +34,7 @@ a reader of one case needs those beside it; the what-happened text is in
 
 from __future__ import annotations
 
+import re
 import textwrap
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterable
@@ -139,6 +140,9 @@ def last_built_city(info: GameInfo) -> str | None:
             if event.get("kind") == "built" and event.get("city"):
                 return str(event["city"])
     return None
+
+
+_TRAILING_DETAIL = re.compile(r"\s*\([^()]*\)\.?$")  # 'Ann won Times Square (3 cards)': the part in brackets at the end
 
 
 def _short_due(due: datetime) -> str:
@@ -325,7 +329,7 @@ class Mailer:
                 if kind == "game_over":
                     winners = [player_label(info, w) for w in info.state.result["winners"]]
                     return f"Game over: {' and '.join(winners)} {'wins' if len(winners) == 1 else 'share the win'}"
-                text = describe(event, info).split(" (")[0]
+                text = _TRAILING_DETAIL.sub("", describe(event, info))  # the detail after, never a name's "(robot)"
                 return text[0].upper() + text[1:]
         return None
 
@@ -511,16 +515,17 @@ def daily(info: GameInfo, seat: int, msgid: MakeMsgid, now: datetime, domain: st
 
 
 def seat_given_away(info: GameInfo, seat: int, old_name: str, old_email: str, msgid: MakeMsgid, now: datetime,
-                    reason: str = "", *, domain: str = "pbem.invalid", moderator: str = "") -> OutboxMail:
-    """The player the moderator replaced is told, at their old address, that they no longer play: which game,
-    who plays their seat now, the moderator's reason and address. A plain mail in the game's thread (under its
-    one subject): the board is no longer theirs to see."""
+                    reason: str = "", *, domain: str = "pbem.invalid", moderator: str = "",
+                    resigned: bool = False) -> OutboxMail:
+    """The player who no longer plays is told, at their old address: which game, who plays their seat now, the
+    moderator's reason and address. ``resigned``: they gave the seat up themselves (``resign``), and it reads as
+    their own act. A plain mail in the game's thread (under its one subject): the board is no longer theirs."""
     new = player_label(info, seat)
+    given = (f"{new}." if new != old_name else "somebody else, who plays it under the same name.")
     lines = [
-        f"Hello {old_name},",
-        "",
-        f"you no longer play in {info.title} #{info.id}: the moderator gave your seat (seat {seat + 1}) to "
-        + (f"{new}." if new != old_name else "somebody else, who plays it under the same name."),
+        f"You resigned from {info.title} #{info.id}: {new} plays your seat (seat {seat + 1}) from now on."
+        if resigned else f"You no longer play in {info.title} #{info.id}: the moderator gave your seat (seat "
+        f"{seat + 1}) to " + given,
         "",
     ]
     if reason:

@@ -435,8 +435,8 @@ class GameChanges(GameReader):
                     text=f"replace {old[1]} by {new_email}", source="cli" if by == "moderator" else "mail",
                     data={"seat": seat.seat, "old": {"name": old[0], "email": old[1]},
                           "new": {"name": seat.name, "email": new_email},
-                          **_said(words or f"The moderator gave seat {seat.seat + 1} to {seat.name} <{new_email}> "
-                                  f"instead of {old[0]} <{old[1]}>.", reason)}, created_at=now))
+                          **_said(words or f"The moderator gave seat {seat.seat + 1} to {seat.name} instead of "
+                                  f"{old[0]}.", reason)}, created_at=now))  # players read it: no address
         game.updated_at = now
         s.add(game)
         info = self._load(s, game)
@@ -444,7 +444,7 @@ class GameChanges(GameReader):
             deadlines.open_clock(s, game, info, now)  # the new player gets the whole time for the decision
         self.post_moderator_change(s, info, now)
         s.add(notices.seat_given_away(info, seat.seat, old[0], old[1], self.new_message_id, now, reason=reason,
-                                      domain=self.mail_domain, moderator=moderator))
+                                      domain=self.mail_domain, moderator=moderator, resigned=by == old[1]))
         return PlayerInfo(seat.seat, seat.name, seat.email, seat.secret, robot=seat.robot)
 
     def set_status(self, game_id: int, action: str, reason: str = "") -> str:

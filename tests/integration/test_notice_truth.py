@@ -1,0 +1,62 @@
+"""Issue 47, points 3 and 4: every mail of a whole Fifth Avenue game with a robot named Robo, a seat the moderator
+gives to somebody else and a player who resigns by mail opens with a whole sentence (no 'Robo' cut from 'Robo
+(robot) won ...'), shows no address but the reader's own and the moderator's, and tells a resignation as the
+player's own act."""
+
+from __future__ import annotations
+
+import re
+
+from sqlmodel import Session, select
+
+from pbem.services.mail_in.mail_commands import MailCommands
+from pbem.services.table.robot_seats import RobotPlayers
+from pbem.services.table.service import GameService
+from pbem.store.models import OutboxMail
+
+from test_mail_commands import mail  # noqa: I001
+
+ANN, BOB, CY, DEE = (f"{who}@example.org" for who in ("ann", "bob", "cy", "dee"))
+MODERATOR = "mod@example.org"
+ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
+def test_every_mail_of_a_game_opens_with_a_sentence_and_shows_no_other_address(game_service: GameService) -> None:
+    games = game_service
+    game_id = games.create_game("fifth-avenue", [("Robo", "robot"), ("Ann", ANN), ("Bob", BOB), ("Cy", CY)],
+                                seed=47, secret_words=True)
+    robots, processor = RobotPlayers(games), MailCommands(games, moderator=MODERATOR)
+    moves = 0
+    while not (info := games.get(game_id)).over:
+        robots.play_due()
+        info = games.get(game_id)
+        if info.over:
+            break
+        player = info.players[info.state.current_player()]
+        if not player.robot:
+            games.submit(game_id, player.email, info.state.legal_commands()[0])
+            moves += 1
+        if moves == 10 and BOB in [p.email for p in info.players]:
+            games.replace_player(game_id, BOB, DEE, "Dee", reason="Bob asked", moderator=MODERATOR)
+        if moves == 20 and CY in [p.email for p in info.players]:
+            word = next(p.secret for p in info.players if p.email == CY)
+            resigned = processor.handle(mail(f"resign {game_id}\nsecret {word}", sender=CY, subject="pbem"))
+            assert resigned.changed, resigned.reply_body
+    with Session(games.engine) as s:
+        mails = s.exec(select(OutboxMail).where(OutboxMail.recipient != MODERATOR).order_by(OutboxMail.id)).all()
+    assert len(mails) > 30
+    names = {"Robo", "Robo (robot)", "Ann", "Bob", "Cy", "Dee"}
+    for row in mails:
+        first = row.text_body.strip().splitlines()[0]
+        assert len(first.split()) >= 2 and first.rstrip(".:") not in names, (row.recipient, first)
+        shown = set(ADDRESS.findall(row.text_body + (row.html_body or ""))) - {row.recipient, MODERATOR}
+        assert not shown, (row.recipient, row.subject, shown)
+    to_cy = [row for row in mails if row.recipient == CY]
+    assert any(row.text_body.startswith(f"You resigned from Fifth Avenue #{game_id}: Cy (robot) plays your seat")
+               for row in to_cy[-2:])  # the notice, and the answer to the mail
+    assert not any("gave your seat" in row.text_body for row in to_cy)
+    later = [row.text_body for row in mails if row.id > to_cy[-1].id and row.recipient in (ANN, DEE)]
+    assert later and any("Cy resigned" in " ".join(text.split()) for text in later)
+    assert not any(re.search(r"moderator gave seat \d to Cy", " ".join(text.split())) for text in later)
+    to_bob = [row for row in mails if row.recipient == BOB]
+    assert to_bob[-1].text_body.startswith(f"You no longer play in Fifth Avenue #{game_id}: the moderator gave")
