@@ -34,6 +34,9 @@ from sqlalchemy import update
 from sqlmodel import Session, SQLModel, create_engine, select
 
 from pbem.games import get_game
+from pbem.games.errors import CommandError
+from pbem.games.fifth_avenue.orders import Holding, most_reachable
+from pbem.games.fifth_avenue.rules import allowed_bid_colors
 from pbem.services.mail_out.receipts import RECEIPT_HEADER
 from pbem.services.table.robot_seats import decide
 from pbem.services.table.service import GameService
@@ -95,11 +98,18 @@ def in_auctions(state) -> bool:
     return any(frame.get("kind") == "auctions" for frame in frames)
 
 
-def answer(kind: str, state, seat: int, seed: int) -> list[str]:
-    """Everything the game asks of ``seat`` now, as one mail: the robot's commands while the game waits for them."""
+def answer(kind: str, state, seat: int, seed: int, orders: list[str] = ()) -> list[str]:
+    """Everything the game asks of ``seat`` now, as one mail: ``orders`` first (those the game takes), then the
+    robot's commands while the game waits for them."""
     module = get_game(kind)
     trial = module.State.from_json(state.to_json())
     lines = []
+    for line in orders:
+        try:
+            trial.apply_command(seat, line)
+        except CommandError:  # an earlier line of the mail changed the set under it (its auction ended)
+            continue
+        lines.append(line)
     while not trial.is_terminal() and trial.current_player() == seat:
         command = decide(kind, "heuristic", trial, seat, seed + trial.moves)
         trial.apply_command(seat, command)
@@ -107,7 +117,40 @@ def answer(kind: str, state, seat: int, seed: int) -> list[str]:
     return lines
 
 
-def play(kind: str, players: int, seed: int, reads: int) -> Played:
+def set_sites(state) -> list[str]:
+    """The auctions of the set that runs (the running one first), or none."""
+    frames = getattr(state, "frames", None) or []
+    sets = [f for f in frames if f.get("kind") == "auctions"]
+    if not sets:
+        return []
+    running = next((f["site"] for f in frames if f.get("kind") in ("auction", "build")), None)
+    return [*([running] if running else []), *sets[-1]["queue"]]
+
+
+def orders_for(state, seat: int, done: set[str], rng: random.Random) -> list[str]:
+    """A person who uses orders answers every auction of the set they have not ordered yet: 'build max' (the
+    robot's rule of thumb: they do not want to be asked again), and a standing bid of a share (30-60 %, drawn)
+    of the most they can reach there; nothing where they are out already."""
+    lines = []
+    frame = state.frames[-1]
+    for site in set_sites(state):
+        if site in done:
+            continue
+        if frame.get("site") == site and (frame["kind"] == "build" or seat in frame["out"]):
+            continue
+        running = frame.get("site") == site and frame["kind"] == "auction"
+        colors = [c for c in allowed_bid_colors(state, frame if running else {"site": site, "color": None}, seat)[0]]
+        reach = most_reachable(Holding(state.hands[seat], None), colors, "black") if colors else 0
+        own = frame["bids"].get(str(seat)) if running else None
+        if own is not None:
+            reach += sum(v * (a + b) for v, a, b in zip((4, 5, 6), own["colored"], own["black"]))
+        lines.append(f"build {site} max")
+        lines.append(f"bid {site} up to {round(reach * rng.uniform(0.3, 0.6))}")
+        done.add(site)
+    return lines
+
+
+def play(kind: str, players: int, seed: int, reads: int, share: float = 0.0) -> Played:
     now = START
     engine = create_engine("sqlite://")
     SQLModel.metadata.create_all(engine)
@@ -116,27 +159,44 @@ def play(kind: str, players: int, seed: int, reads: int) -> Played:
     game_id = service.create_game(kind, people, seed=seed)
     draw = random.Random(seed * 7919 + reads)
     readers = [Reader(seed=draw.randrange(2**31), reads=reads, offset=draw.randint(-8, 9)) for _ in people]
+    ordering = {seat for seat in range(players) if seat < round(share * players)}
+    ordered: list[set[str]] = [set() for _ in people]  # the sites of the running set each has ordered
     played = Played(days=0.0)
-    asked_at, last = START, None
+    asked: dict[int, datetime] = {0: START}  # who has a mail that asks them something, since when
+    last = None
     for _ in range(MOST_MAILS):
         info = service.get(game_id)
         state = info.state
         if info.over:
             break
-        seat = state.current_player()
-        now = readers[seat].next_read(asked_at)
-        hours = (now - asked_at).total_seconds() / 3600
+        seat = min(asked, key=lambda s: (readers[s].next_read(asked[s]), s))
+        now = readers[seat].next_read(asked[seat])
+        hours = (now - asked.pop(seat)).total_seconds() / 3600
         auction = in_auctions(state)
         if auction:
             played.wait_auctions += hours
         else:
             played.wait_outside += hours
+        orders = orders_for(state, seat, ordered[seat], draw) if seat in ordering else []
+        lines = answer(kind, state, seat, seed, orders) if orders or state.current_player() == seat else []
+        if not lines:
+            continue
         if last is not None and seat != last:
             played.handoffs += 1
             played.handoffs_in_auctions += auction
-        service.submit(game_id, people[seat][1], "\n".join(answer(kind, state, seat, seed)), source="mail")
+        began = not set_sites(state)
+        service.submit(game_id, people[seat][1], "\n".join(lines), source="mail")
         sent(engine)
-        asked_at, last = now, seat
+        last = seat
+        after = service.get(game_id).state
+        if not set_sites(after):
+            for done in ordered:
+                done.clear()
+        elif began:  # a set of auctions began: every bidder who has given orders is mailed for them at once
+            for other in ordering & set(after.order_seats):
+                asked.setdefault(other, now)
+        if not after.is_terminal():
+            asked.setdefault(after.current_player(), now)
     else:
         raise RuntimeError(f"{kind} {players}p seed {seed}: no end after {MOST_MAILS} mails")
     played.days = (now - START).total_seconds() / 86400
@@ -164,21 +224,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=9, help="games of each kind and size (9)")
     parser.add_argument("--reads", default="3,6", help="reads a day, comma separated (3,6)")
+    parser.add_argument("--orders", default="0,1", help="shares of the players who use orders (0,1)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", default="fifth-avenue:3,fifth-avenue:4,manhattan:3,manhattan:4",
                         help="the games, as kind:players, comma separated")
     args = parser.parse_args()
     tables = [(kind, int(n)) for kind, n in (item.split(":") for item in args.only.split(","))]
-    print(f"{'game':12} {'p':>1} {'reads':>5} {'days':>5} {'hand-offs':>9} {'in auct.':>8} "
+    print(f"{'game':12} {'p':>1} {'reads':>5} {'orders':>6} {'days':>5} {'hand-offs':>9} {'in auct.':>8} "
           f"{'wait h auct.':>12} {'wait h out':>10} {'mails/pl':>8} {'receipts':>8}")
     for kind, players in tables:
         for reads in (int(k) for k in args.reads.split(",")):
-            games = [play(kind, players, args.seed + n, reads) for n in range(args.games)]
-            print(f"{kind:12} {players:>1} {reads:>5} {median(g.days for g in games):5.1f} "
-                  f"{median(g.handoffs for g in games):9.0f} {median(g.handoffs_in_auctions for g in games):8.0f} "
-                  f"{median(g.wait_auctions for g in games):12.0f} {median(g.wait_outside for g in games):10.0f} "
-                  f"{median(m for g in games for m in g.mails):8.0f} "
-                  f"{median(r for g in games for r in g.receipts):8.0f}", flush=True)
+            for share in (float(x) for x in args.orders.split(",")):
+                if share and kind == "manhattan":
+                    continue  # no auctions, no orders
+                games = [play(kind, players, args.seed + n, reads, share) for n in range(args.games)]
+                print(f"{kind:12} {players:>1} {reads:>5} {share:>6.0%} {median(g.days for g in games):5.1f} "
+                      f"{median(g.handoffs for g in games):9.0f} {median(g.handoffs_in_auctions for g in games):8.0f} "
+                      f"{median(g.wait_auctions for g in games):12.0f} {median(g.wait_outside for g in games):10.0f} "
+                      f"{median(m for g in games for m in g.mails):8.0f} "
+                      f"{median(r for g in games for r in g.receipts):8.0f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -76,3 +76,42 @@ def test_orders_bid_for_their_players_and_their_limits_stay_theirs(db_engine) ->
         if mail_row.recipient != first:
             assert "up to 12" not in mail_row.text_body
     assert frame["site"] not in str(games.get(game_id).state.orders)  # the orders ended with their auction
+
+
+def test_a_player_who_gave_orders_is_mailed_for_the_next_set_at_once(db_engine) -> None:
+    """Orders for a whole set (points 3, 4): once a player has given orders, the start of every later set mails
+    them at once with its auctions and what they may bid in each; a player who never gave one is not mailed
+    more than before. Their orders for the whole set, in one mail, run its auctions as far as they carry."""
+    games = GameService(db_engine, mail_domain="example.org")
+    game_id = games.create_game("fifth-avenue", PLAYERS, seed=5)
+    processor = MailCommands(games)
+    frame = to_first_auction(games, game_id)
+    info = games.get(game_id)
+    user = info.email_of(frame["order"][1])
+    assert processor.handle(mail("bid up to 0", user, game_id)).outcome == "applied"
+    rng = Rng(9)
+    while True:  # on to the next set, played by the service for everybody
+        state = games.get(game_id).state
+        assert not state.is_terminal(), "no second set of auctions"
+        before = last_id(db_engine)
+        games.submit(game_id, games.get(game_id).email_of(state.current_player()),
+                     str(choose(state.legal_actions(), rng, "by-kind")))
+        after = games.get(game_id).state
+        if any(f["kind"] == "auctions" for f in after.frames) and not any(
+                f["kind"] == "auctions" for f in state.frames):
+            break
+    made = since(db_engine, before)
+    sites = [f for f in after.frames if f["kind"] == "auctions"][-1]["queue"]
+    running = after.frames[-1].get("site")
+    to_user = [m for m in made if m.recipient == user]
+    if after.current_player() != frame["order"][1]:
+        (asked,) = to_user
+        text = " ".join(asked.text_body.split())
+        assert text.startswith("Auctions begin: send your orders"), text[:200]
+        assert "The auctions of this set, in their order:" in text and "you may bid" in text
+    others = {m.recipient for m in made if "The auctions of this set" in m.text_body}
+    assert others <= {user}  # nobody who never gave an order is asked for orders
+    # One mail of orders for every auction of the set: the user is not asked again in it by their bids.
+    lines = [f"bid {site} up to 0" for site in [running, *sites] if site]
+    report = processor.handle(mail("\n".join(lines), user, game_id))
+    assert report.outcome == "applied", report.lines

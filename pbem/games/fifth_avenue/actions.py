@@ -126,25 +126,45 @@ class Bid:
 
 @dataclass(frozen=True)
 class StandingBid:
-    """An order for this auction: whenever it is the player's turn, bid the least that beats the high bid while
-    their whole bid stays at most ``limit``, else pass (:mod:`.orders`). ``color``: the colour to open with."""
+    """An order for an auction of the set that runs (``site``; None: the one running now): whenever it is the
+    player's turn there, bid the least that beats the high bid while their whole bid stays at most ``limit``,
+    else pass (:mod:`.orders`); a limit of 0 passes. ``color``: the colour to open with."""
 
     limit: int
     color: str | None = None
+    site: str | None = None
     secret = True  # its limit is for its player alone: the others see the bids it makes (services.table.games)
 
     def __str__(self) -> str:
-        return f"bid up to {self.limit}" + (f" {self.color}" if self.color else "")
+        return f"bid {self.site + ' ' if self.site else ''}up to {self.limit}" + (f" {self.color}" if self.color else "")
 
 
 @dataclass(frozen=True)
 class CancelStandingBid:
-    """The player's standing bid in this auction ends; the game asks them again when it is their turn."""
+    """The player's orders for an auction of the set end (its standing bid and build); they are asked there."""
 
+    site: str | None = None
     secret = True
 
     def __str__(self) -> str:
-        return "bid cancel"
+        return f"bid {self.site + ' ' if self.site else ''}cancel"
+
+
+@dataclass(frozen=True)
+class BuildOrder:
+    """What the player builds if they win the auction for ``site`` (None: the one running now): ``count``
+    skyscrapers, None for as many as they may, or a building stop (``stop``) where one is allowed."""
+
+    site: str | None
+    count: int | None = None
+    stop: bool = False
+    secret = True
+
+    def __str__(self) -> str:
+        where = f" {self.site}" if self.site else ""
+        if self.stop:
+            return f"stop{where}"
+        return f"build{where} {'max' if self.count is None else self.count}"
 
 
 @dataclass(frozen=True)
@@ -173,7 +193,7 @@ class Stop:
 
 Action = (
     Place | TakeSkyscrapers | PlaceBusiness | BlackCardAndMove | ScoreDistrict | TakeCards | Move | Bid | Pass | Build | Stop
-    | StandingBid | CancelStandingBid
+    | StandingBid | CancelStandingBid | BuildOrder
 )
 
 
@@ -332,7 +352,7 @@ def _place_words(board: Board) -> dict[str, str]:
 
 def vocabulary(boards: tuple[Board, ...]) -> Vocabulary:
     """The words of Fifth Avenue's commands on these boards (the front and the back side), for the mail reader."""
-    words: set[str] = {BLACK, "up", "cancel"}  # bid up to 12; bid cancel
+    words: set[str] = {BLACK, "up", "cancel", "max"}  # bid up to 12; bid cancel; build 42W max
     for board in boards:
         words.update(_card_colors(board), board.commissioners, *(name.split() for name in _place_table(board)))
         for business in (*board.business_types, *board.business_aliases):
@@ -408,7 +428,7 @@ def parse_command(board: Board, text: str) -> Action | PartialMove:
         if not colors:
             raise r.error("name the colors of the two cards you take")
         return TakeCards(tuple(colors))
-    if word == "bid" and r.peek() in ("up", "cancel"):
+    if word == "bid" and (r.peek() in ("up", "cancel") or _names_a_place(r)):
         return _parse_standing_bid(r)
     if word in ("bid", "raise", "add"):
         return _parse_bid(r)
@@ -416,29 +436,40 @@ def parse_command(board: Board, text: str) -> Action | PartialMove:
         r.done()
         return Pass()
     if word == "build":
-        tok = r.next("the number of skyscrapers")
-        if not tok.isdigit():
-            raise r.error(f"'{tok}' is not a number")
-        r.done()
-        return Build(int(tok))
+        return _parse_build(r)
     if word == "stop":
         if r.peek() == "building":  # "stop building" reads naturally too
             r.i += 1
+        site = _order_site(r)
         r.done()
-        return Stop()
+        return Stop() if site is None else BuildOrder(site, stop=True)
     raise r.error(f"'{word}' is not a command{did_you_mean_command(word, COMMAND_WORDS)}")
 
 
+def _names_a_place(r: _Reader) -> bool:
+    """Whether a place comes next and is not a card colour (no colour names a place); reads nothing."""
+    return r.more() and r.peek() not in _card_colors(r.board) and r.peek() != BLACK and r.at_place()
+
+
+def _order_site(r: _Reader) -> str | None:
+    """The auction an order names ('bid 42W up to 12'), or None: the one running."""
+    if r.peek() not in ("up", "cancel", "max") and not (r.peek() or "").isdigit() and _names_a_place(r):
+        return r.place("an auction's district or CP")
+    return None
+
+
 def _parse_standing_bid(r: _Reader) -> StandingBid | CancelStandingBid:
+    site = _order_site(r)
     if r.next("'up to'") == "cancel":
         r.done()
-        return CancelStandingBid()
+        return CancelStandingBid(site)
     if r.peek() != "to":
-        raise r.error("write a standing bid as 'bid up to <total> [<color>]', for example 'bid up to 12 gray'")
+        raise r.error("write a standing bid as 'bid [<district>] up to <total> [<color>]', for example "
+                      "'bid up to 12 gray' or 'bid 42W up to 12 gray'")
     r.i += 1
     tok = r.next("the most your bid may come to")
-    if not tok.isdigit() or len(tok) > 4 or int(tok) < 1:
-        raise r.error(f"'{tok[:8]}' is not a total from 1 to 9999 (to end a standing bid write 'bid cancel')")
+    if not tok.isdigit() or len(tok) > 4:
+        raise r.error(f"'{tok[:8]}' is not a total from 0 to 9999 (0 passes; 'bid cancel' ends a standing bid)")
     if r.peek() == "in":  # 'bid up to 12 in gray' reads naturally
         r.i += 1
     color = r.color() if r.more() else None
@@ -446,7 +477,18 @@ def _parse_standing_bid(r: _Reader) -> StandingBid | CancelStandingBid:
         word = r.peek() if r.more() else BLACK
         raise r.error(f"'{word}' is not a colored card{r.guess(_card_colors(r.board))}: a bid opens with a "
                       "colored card")
-    return StandingBid(int(tok), color)
+    return StandingBid(int(tok), color, site)
+
+
+def _parse_build(r: _Reader) -> Build | BuildOrder:
+    site = _order_site(r)
+    tok = r.next("the number of skyscrapers")
+    if tok != "max" and not tok.isdigit():
+        raise r.error(f"'{tok}' is not a number (or 'max')")
+    r.done()
+    if site is None and tok != "max":
+        return Build(int(tok))
+    return BuildOrder(site, None if tok == "max" else int(tok[:3]))
 
 
 def _parse_bid(r: _Reader) -> Bid:

@@ -14,7 +14,8 @@ from ..base import CommandHelp
 from ..legal import compact
 from .board import BLACK, CENTRAL_PARK, VALUES
 from .orders import CARD_RULE
-from .rules import allowed_bid_colors, build_limit, cards_wanted, current_player, describe_decision, high_bid
+from .rules import (allowed_bid_colors, auction_set, build_limit, cards_wanted, current_player, describe_decision,
+                    high_bid)
 from .state import State
 
 PHASES = {
@@ -311,3 +312,32 @@ def decision_request(state: State) -> str:
 
 
 __all__ += ["bid_reach", "decision_request"]
+
+
+def set_orders(state: State, seat: int) -> list[str]:
+    """For the mail of every bidder who has given orders before, when a set of auctions begins (issue 43): the
+    auctions in their order, what
+    ``seat`` may bid in each as things stand, and how to answer them all in one mail with orders (D48)."""
+    running, sites = auction_set(state)
+    if not sites or seat >= state.players or seat not in state.order_seats:
+        return []  # only for players who have given orders: the others are asked at their turns, as before
+    board, hand = state.board, state.hands[seat]
+    lines = ["The auctions of this set, in their order: " + ", then ".join(board.name(s) for s in sites) + "."]
+    for site in sites:
+        frame = next((f for f in state.frames if f.get("site") == site and f["kind"] == "auction"),
+                     {"site": site, "color": None})
+        colors = [c for c in allowed_bid_colors(state, frame, seat)[0] if sum(hand[c])]
+        if not colors:
+            lines.append(f"  {site}: you hold no card of a colour you may bid there.")
+            continue
+        reach = max(sum(v * n for v, n in zip(VALUES, hand[c])) for c in colors) + sum(
+            v * n for v, n in zip(VALUES, hand[BLACK]))
+        lines.append(f"  {site}: you may bid {' or '.join(colors)}, up to {reach} with black.")
+    example = sites[0]
+    lines.append(f"Answer them all at once with orders, one a line or separated by ';', for example: 'bid "
+                 f"{example} up to 12; build {example} max; bid {sites[-1]} up to 0' (0: no bid there). pbem bids "
+                 "for you at your turns and asks you only where no order of yours answers.")
+    return lines
+
+
+__all__ += ["set_orders"]

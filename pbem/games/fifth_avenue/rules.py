@@ -31,6 +31,7 @@ from .actions import (
     BlackCardAndMove,
     Bid,
     Build,
+    BuildOrder,
     CancelStandingBid,
     Counts,
     Move,
@@ -399,6 +400,12 @@ def _build_options(state: State, frame: dict[str, Any]) -> list[Action]:
 def parse(state: State, player: int, text: str) -> Action:
     """Read ``text`` as ``player``'s command and check it is legal now."""
     action = parse_command(state.board, text)
+    kind = state.frames[-1]["kind"] if state.frames else None
+    if kind == "auction" and isinstance(action, (Build, Stop)):  # the winner's build, ordered in the auction
+        action = BuildOrder(None, action.count) if isinstance(action, Build) else BuildOrder(None, stop=True)
+    elif kind == "build" and isinstance(action, BuildOrder) and action.site is None and not action.stop:
+        frame = state.frames[-1]
+        action = Build(min(frame["limit"], state.supply[frame["winner"]]) if action.count is None else action.count)
     if isinstance(action, PartialMove):
         _check_turn(state, player)  # before guessing what a shortened command means
         action = _complete_partial(state, player, action)
@@ -496,8 +503,8 @@ def _check_turn(state: State, player: int) -> None:
 
 def check(state: State, player: int, action: Action) -> None:
     """Raise a typed error, with the legal alternatives, unless ``action`` is legal now."""
-    if isinstance(action, (StandingBid, CancelStandingBid)):
-        _check_order(state, player, action)  # any bidder still in the auction, in turn or not
+    if isinstance(action, (StandingBid, CancelStandingBid, BuildOrder)):
+        _check_order(state, player, action)  # any bidder of the set, in turn or not
         return
     _check_turn(state, player)
     board = state.board
@@ -594,23 +601,69 @@ def _holding(state: State, frame: dict[str, Any], player: int) -> Holding:
     return Holding(state.hands[player], own["color"], tuple(own["colored"]), tuple(own["black"]))
 
 
-def _check_order(state: State, player: int, action: StandingBid | CancelStandingBid) -> None:
+def auction_set(state: State) -> tuple[str | None, list[str]]:
+    """The auction running now (None between a set's auctions, during a build) and the sites of the set an
+    order may name: the running one and those still to come, in their order."""
+    sets = [f for f in state.frames if f["kind"] == "auctions"]
+    if not sets:
+        return None, []
+    running = next((f["site"] for f in state.frames if f["kind"] in ("auction", "build")), None)
+    return running, [*([running] if running else []), *sets[-1]["queue"]]
+
+
+def _order_site(state: State, player: int, action: StandingBid | CancelStandingBid | BuildOrder) -> str:
+    """The auction an order is for (the one running when it names none), checked to be of the set that runs."""
     if state.result is not None:
         raise GameOverError("The game is over; no more commands are accepted.")
-    frame = _top(state)
-    if frame["kind"] != "auction":
-        raise IllegalCommandError(f"'{action}' is for the auction now running, and none runs: "
+    running, sites = auction_set(state)
+    if not sites:
+        raise IllegalCommandError(f"'{action}' is an order for an auction, and none runs: "
                                   f"{describe_decision(state)}", _legal_strings(state))
-    name = state.board.name(frame["site"])
-    if player not in frame["order"] or player in frame["out"]:
-        raise IllegalCommandError(f"You are out of the auction for {name}: a standing bid is only for a "
-                                  "bidder still in it.", [])
-    order = state.orders.get(str(player), {}).get(frame["site"])
+    site = action.site or running
+    if site not in sites:
+        names = ", ".join(state.board.name(s) for s in sites)
+        raise IllegalCommandError(f"{state.board.name(site)} is not an auction of this set (still to bid: {names}).",
+                                  [f"{str(action).split()[0]} {s} ..." for s in sites])
+    frame = _top(state)
+    if frame["kind"] in ("auction", "build") and frame["site"] == site and not isinstance(action, BuildOrder) \
+            and (frame["kind"] == "build" or player not in frame["order"] or player in frame["out"]):
+        raise IllegalCommandError(f"You are out of the auction for {state.board.name(site)}: a standing bid is "
+                                  "only for a bidder still in it.", [])
+    return site
+
+
+def _hand_later(state: State, frame: dict[str, Any], player: int) -> dict[str, list[int]]:
+    """The cards ``player`` may bid with in a later auction of the set: their hand and their cards on the table
+    in the auction running now, which come back to them unless they win it (then the order gets less)."""
+    hand = {color: list(counts) for color, counts in state.hands[player].items()}
+    own = frame["bids"].get(str(player)) if frame["kind"] == "auction" else None
+    if own is not None:
+        for i in range(3):
+            hand[own["color"]][i] += own["colored"][i]
+            hand[BLACK][i] += own["black"][i]
+    return hand
+
+
+def _check_order(state: State, player: int, action: StandingBid | CancelStandingBid | BuildOrder) -> None:
+    site = _order_site(state, player, action)
+    name = state.board.name(site)
+    order = state.orders.get(str(player), {}).get(site)
     if isinstance(action, CancelStandingBid):
         if order is None:
-            raise IllegalCommandError(f"You have no standing bid in the auction for {name}.", [])
+            raise IllegalCommandError(f"You have no order for the auction for {name}.", [])
         return
-    holding = _holding(state, frame, player)
+    if isinstance(action, BuildOrder):
+        if action.stop and site == CENTRAL_PARK:
+            raise IllegalCommandError("There is no building stop in Central Park.", [f"build {site} max"])
+        if action.count is not None and action.count > state.supply[player] + state.general[player]:
+            raise IllegalCommandError(f"You cannot build {action.count}: you have {state.supply[player]} "
+                                      "skyscrapers in your supply.", [f"build {site} max"])
+        return
+    if action.limit == 0:
+        return  # a standing pass: nothing to bid with
+    frame = _top(state)
+    running = frame["kind"] == "auction" and frame["site"] == site
+    holding = _holding(state, frame, player) if running else Holding(_hand_later(state, frame, player), None)
     if holding.own_color is not None:
         colors = [holding.own_color]
         if action.color not in (None, holding.own_color):
@@ -618,19 +671,20 @@ def _check_order(state: State, player: int, action: StandingBid | CancelStanding
                                       f"{holding.own_color} or black cards, not {action.color}.",
                                       [f"bid up to {action.limit} {holding.own_color}"])
     else:
-        allowed, why = allowed_bid_colors(state, frame, player)
+        # An auction still to come is read as it stands now; what changes before it is checked when it runs.
+        allowed, why = allowed_bid_colors(state, frame if running else {"site": site, "color": None}, player)
         if action.color is not None and action.color not in allowed:
             raise IllegalCommandError(f"You cannot bid {action.color} in {name}: {why}.",
-                                      [f"bid up to {action.limit} {c}" for c in allowed])
+                                      [f"bid {site} up to {action.limit} {c}" for c in allowed])
         colors = [action.color] if action.color else allowed
-        if not any(sum(state.hands[player][c]) for c in colors):
+        if not any(sum(holding.hand[c]) for c in colors):
             which = f"no {action.color} cards" if action.color else f"no cards of {', '.join(allowed)}"
-            raise IllegalCommandError(f"You have {which}: a bid in {name} opens with one. Pass instead.", ["pass"])
+            raise IllegalCommandError(f"You have {which}: a bid in {name} opens with one.", [f"bid {site} up to 0"])
     most = most_reachable(holding, colors, BLACK)
     if action.limit > most:
         raise IllegalCommandError(f"Your bid in {name} can come to at most {most} with the cards you hold; "
                                   f"a standing bid of {action.limit} is more than that.",
-                                  [f"bid up to {most}" + (f" {action.color}" if action.color else "")])
+                                  [f"bid {site} up to {most}" + (f" {action.color}" if action.color else "")])
 
 
 def _order_colors(state: State, frame: dict[str, Any], player: int, order: dict[str, Any]) -> list[str]:
@@ -640,21 +694,26 @@ def _order_colors(state: State, frame: dict[str, Any], player: int, order: dict[
 
 
 def _play_order(state: State, frame: dict[str, Any], events: list[Event]) -> bool:
-    """The standing bid of the bidder now due makes their bid or pass (False: they have none here)."""
+    """The standing bid of the bidder now due makes their bid or pass (False: they have none here, or its
+    colour is no longer one they may open with: then they are asked)."""
     player = current_player(state)
     orders = state.orders.get(str(player), {})
-    order = orders.get(frame["site"])
-    if order is None:
+    order = orders.get(frame["site"], {})
+    if "limit" not in order:
+        return False
+    colors = _order_colors(state, frame, player, order)
+    if order["limit"] and str(player) not in frame["bids"] and order["color"] and not colors:
+        del order["limit"], order["color"]  # the set changed under it (D48): the player decides
         return False
     _, high = high_bid(frame)
-    bid = least_raise(_holding(state, frame, player), high, order["limit"],
-                      _order_colors(state, frame, player, order), BLACK, state.board.build_limit)
+    bid = least_raise(_holding(state, frame, player), high, order["limit"], colors, BLACK, state.board.build_limit)
     name = state.board.name(frame["site"])
+    limit = order["limit"]
     if bid is None:
-        del orders[frame["site"]]
+        del order["limit"], order["color"]
         _apply(state, player, Pass(), events)
-        note = (f"Your standing bid in {name} (up to {order['limit']}) could not beat {high}, so it passed for "
-                "you; it is used up.")
+        note = (f"Your standing bid in {name} (up to {limit}) could not beat {high}, so it passed for you; it is "
+                "used up.") if limit else f"Your order passed for you in {name}."
     else:
         _apply(state, player, bid, events)
         note = (f"Your standing bid in {name} went to {_bid_total(frame['bids'][str(player)])}; it is good up "
@@ -665,11 +724,33 @@ def _play_order(state: State, frame: dict[str, Any], events: list[Event]) -> boo
     return True
 
 
-def _end_orders(state: State, site: str | None) -> None:
-    """Orders for ``site`` end with its auction (None: every order, when the auction set ends)."""
+def _play_build_order(state: State, frame: dict[str, Any], events: list[Event]) -> bool:
+    """The winner's build order for this auction builds or stops (False: none, or a stop not allowed here)."""
+    winner = frame["winner"]
+    wanted = state.orders.get(str(winner), {}).get(frame["site"], {}).get("build")
+    if wanted is None or (wanted == "stop" and not frame["may_stop"]):
+        return False
+    most = min(frame["limit"], state.supply[winner])
+    action: Action = Stop() if wanted == "stop" or frame["must_stop"] else Build(most if wanted == "max" else min(wanted, most))
+    _apply(state, winner, action, events)
+    made = events[-1]
+    made["private"] = {**made.get("private", {}), winner: f"Your build order for {state.board.name(frame['site'])} "
+                       f"({'build max' if wanted == 'max' else 'stop' if wanted == 'stop' else f'build {wanted}'}) "
+                       f"played {action}."}
+    made["order"] = str(action)
+    return True
+
+
+def _end_orders(state: State, site: str | None, winner: int | None = None) -> None:
+    """Orders for ``site`` end with its auction, but the winner's build order, which ends with the build (None:
+    every order, when the auction set ends)."""
     for seat in list(state.orders):
-        if site is not None:
-            state.orders[seat].pop(site, None)
+        if site is not None and site in state.orders[seat]:
+            kept = state.orders[seat][site].get("build") if int(seat) == winner else None
+            if kept is None:
+                del state.orders[seat][site]
+            else:
+                state.orders[seat][site] = {"build": kept}
         if site is None or not state.orders[seat]:
             del state.orders[seat]
 
@@ -809,19 +890,31 @@ def _apply(state: State, player: int, action: Action, events: list[Event]) -> No
     elif isinstance(action, Move):
         frame["phase"] = 4
         _move(state, player, action.commissioner, action.destination, events)
-    elif isinstance(action, StandingBid):  # the command, told to its player alone, says what it is
-        state.orders.setdefault(str(player), {})[frame["site"]] = {"limit": action.limit, "color": action.color}
-    elif isinstance(action, CancelStandingBid):
-        state.orders[str(player)].pop(frame["site"])
+    elif isinstance(action, (StandingBid, CancelStandingBid, BuildOrder)):
+        # An order: the command, told to its player alone, says what it is; it acts at its auction (_advance).
+        site = action.site or auction_set(state)[0]
+        mine = state.orders.setdefault(str(player), {})
+        if isinstance(action, CancelStandingBid):
+            mine.pop(site)
+        elif isinstance(action, StandingBid):
+            mine.setdefault(site, {}).update(limit=action.limit, color=action.color)
+        else:
+            mine.setdefault(site, {})["build"] = "stop" if action.stop else "max" if action.count is None else action.count
+        if not mine:
+            del state.orders[str(player)]
+        if player not in state.order_seats:
+            state.order_seats.append(player)
     elif isinstance(action, Bid):
         _bid(state, frame, player, action, events)
     elif isinstance(action, Pass):
         _pass(state, frame, player, events)
     elif isinstance(action, Build):
         state.frames.pop()
+        _end_orders(state, frame["site"])
         _build(state, frame, action.count, events)
     elif isinstance(action, Stop):
         state.frames.pop()
+        _end_orders(state, frame["site"])
         _building_stop(state, frame["site"], frame["winner"], events)
     state.moves += 1
 
@@ -1028,9 +1121,9 @@ def _finish_auction(state: State, frame: dict[str, Any], events: list[Event]) ->
     """Decide the winner, spend the cards and start the winner's build."""
     state.frames.pop()
     site = frame["site"]
-    _end_orders(state, site)
     board = state.board
     winner, _ = high_bid(frame)
+    _end_orders(state, site, winner)
     robot = state.robot
     if frame["robot_cards"]:
         state.black_spent.extend(frame["robot_cards"])  # spent, face up under the black stack
@@ -1180,8 +1273,11 @@ def _advance(state: State, events: list[Event]) -> None:
         elif kind == "build":
             options = _build_options(state, frame)
             if len(options) != 1:
+                if _play_build_order(state, frame, events):
+                    continue
                 return
             state.frames.pop()
+            _end_orders(state, frame["site"])
             if isinstance(options[0], Stop):
                 _building_stop(state, frame["site"], frame["winner"], events)
             else:

@@ -383,10 +383,14 @@ def commands_applied(
     player themselves)."""
     mailer = Mailer(info, msgid, now, domain)
     public = told_everybody(info, events, turn_before, by)
+    # A set of auctions began: every bidder is asked at once for their orders (issue 43), not one at a time.
+    orders_of = getattr(mailer.engine, "set_orders", None)
+    set_began = orders_of is not None and any(event["kind"] == "auctions" for event in events) \
+        and not info.state.is_terminal()
     reasons: dict[int, set[str]] = {}
     for p in info.players:
         given = reasons.setdefault(p.seat, set())
-        if asks(info, p.seat):
+        if asks(info, p.seat) or (set_began and orders_of(info.state, p.seat)):
             given.add(delivery.ASKED)
         if p.seat == seat and (by is not None or sender_note or not _answered_by_auction(events)):
             given.add(delivery.ANSWER)
@@ -411,7 +415,11 @@ def commands_applied(
             preview = result
         else:
             preview = ""
-        mails.append(mailer.mail(p.seat, preview=preview, note=list(sender_note or []) if p.seat == seat else []))
+        extra = [wrap(with_names(info, line), hang="    ") for line in orders_of(info.state, p.seat)] if set_began else []
+        if extra and not asks(info, p.seat) and p.seat != seat:
+            preview = "Auctions begin: send your orders for all of them now (what you may bid is below the board)"
+        mails.append(mailer.mail(p.seat, preview=preview, note=list(sender_note or []) if p.seat == seat else [],
+                                 extra=extra))
     return mails
 
 

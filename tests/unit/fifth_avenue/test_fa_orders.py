@@ -10,7 +10,7 @@ import pytest
 
 from pbem.games.errors import IllegalCommandError, InvalidCommandError
 from pbem.games.fifth_avenue import new_game
-from pbem.games.fifth_avenue.actions import Bid, CancelStandingBid, StandingBid, parse_command
+from pbem.games.fifth_avenue.actions import Bid, BuildOrder, CancelStandingBid, StandingBid, parse_command
 from pbem.games.fifth_avenue.orders import Holding, least_raise, most_reachable
 from pbem.games.fifth_avenue.rules import _has_legal_bid, _legal_bids, high_bid
 from pbem.games.rng import Rng
@@ -76,6 +76,12 @@ def test_most_reachable_counts_the_best_colour_and_every_black_card():
     ("bid up to 12 gray", StandingBid(12, "gray")),
     ("Bid up to 14 in grey", StandingBid(14, "gray")),
     ("bid cancel", CancelStandingBid()),
+    ("bid 42W up to 12 gray", StandingBid(12, "gray", "42W")),
+    ("bid times square up to 0", StandingBid(0, None, "TS")),
+    ("bid CP cancel", CancelStandingBid("CP")),
+    ("build 42W max", BuildOrder("42W")),
+    ("build TS 2", BuildOrder("TS", 2)),
+    ("stop 42W", BuildOrder("42W", stop=True)),
 ])
 def test_standing_bids_read(text, action):
     board = new_game(players=3, seed=1).board
@@ -83,7 +89,7 @@ def test_standing_bids_read(text, action):
     assert parse_command(board, str(action)) == action
 
 
-@pytest.mark.parametrize("text", ["bid up 12", "bid up to twelve", "bid up to 0", "bid up to 12 black",
+@pytest.mark.parametrize("text", ["bid up 12", "bid up to twelve", "bid up to 12 black", "build 42W lots",
                                   "bid up to 12 gray now", "bid up to 123456789"])
 def test_a_standing_bid_misread_is_refused(text):
     with pytest.raises(InvalidCommandError):
@@ -147,7 +153,7 @@ def test_a_bid_by_hand_is_the_players_own_and_cancel_ends_the_order():
     s.apply_command(second, "bid cancel")
     s.apply_command(first, "bid gray 4")
     assert s.current_player() == second  # asked again: the order is gone
-    with pytest.raises(IllegalCommandError, match="no standing bid"):
+    with pytest.raises(IllegalCommandError, match="no order for the auction"):
         s.apply_command(second, "bid cancel")
 
 
@@ -182,15 +188,80 @@ def test_an_order_from_a_player_out_of_the_auction_or_outside_one():
         s.apply_command(first, "bid up to 5")
     with pytest.raises(IllegalCommandError, match="none runs"):
         new_game(players=3, seed=1).apply_command(0, "bid up to 5")
+    with pytest.raises(IllegalCommandError, match="not an auction of this set"):
+        s.apply_command(second, "bid TS up to 5")
+
+
+# ------------------------------------------------------------------------- orders for a whole set (points 3, 4)
+
+def open_set(**cards):
+    """A 3-player game whose set of auctions (42W, then Central Park) waits for 42W's first bidder."""
+    s = started(3, seed=11)
+    clear_plots(s)
+    for seat in range(3):
+        set_hand(s, seat, **(cards or {"gray": [2, 2, 0], "black": [1, 0, 0]}))
+    trigger_auctions(s, ["42W"])
+    assert top(s)["site"] == "42W" and s.frames[-2]["queue"] == ["CP"]
+    return s
+
+
+def test_orders_for_every_auction_of_the_set_and_the_winners_build():
+    s = open_set()
+    first, second, third = top(s)["order"]
+    s.apply_command(second, "bid 42W up to 0")  # no bid there
+    s.apply_command(second, "bid CP up to 13 gray")
+    s.apply_command(third, "bid CP up to 9")
+    s.apply_command(third, "build CP max")
+    s.apply_command(first, "bid gray 4")
+    assert s.current_player() == third  # the second's order passed for them at once
+    s.apply_command(third, "pass")
+    # 42W is won by the first bidder, who builds by hand; then Central Park runs on the orders alone.
+    assert top(s)["kind"] == "build" and top(s)["winner"] == first
+    events = s.apply_command(first, "build 2")
+    assert top(s)["site"] == "CP" and s.current_player() == first
+    events = s.apply_command(first, "pass")
+    # The orders alone: the second opens gray 4, the third 5, then 8, 9, and 12 (black 4 makes less than a
+    # gray 5 would), and the third's 9 passes.
+    assert [e["order"] for e in events if e.get("order")] == [
+        "bid gray 4", "bid gray 5", "bid gray 4", "bid gray 4", "bid black 4", "pass"]
+    assert top(s)["kind"] == "build" and top(s)["site"] == "CP" and top(s)["winner"] == second
+    assert s.orders == {}  # the loser's build order went with the auction; the winner gave none: asked
+
+
+def test_a_build_order_given_in_the_auction_builds_for_the_winner():
+    s = open_set()
+    first, second, third = top(s)["order"]
+    s.apply_command(first, "bid up to 13")
+    s.apply_command(first, "build max")  # in the auction: an order for its build
+    assert s.orders[str(first)]["42W"]["build"] == "max"
+    s.apply_command(second, "pass")
+    events = s.apply_command(third, "pass")
+    built = next(e for e in events if e["kind"] == "built")
+    assert built["actor"] == first and built["order"] == "build 3" and "build max" in built["private"][first]
+    assert s.plots["42W"]["gray"]["height"] == 3 or any(c["owner"] == first for c in s.plots["42W"].values())
+
+
+def test_an_order_in_a_colour_the_set_took_away_asks_its_player():
+    s = open_set(gray=[2, 2, 0], orange=[1, 0, 0])
+    first, second, third = top(s)["order"]
+    s.apply_command(second, "bid CP up to 4 orange")
+    s.apply_command(first, "bid orange 4")  # 42W's orange plot... and Central Park's colour comes later
+    s.apply_command(second, "pass")
+    s.apply_command(third, "pass")
+    s.apply_command(first, "build 1")
+    assert top(s)["site"] == "CP"
+    s.apply_command(first, "bid gray 4")  # Central Park's first bid sets gray for everybody
+    assert s.current_player() == second  # the orange order cannot open: they are asked
+    assert "limit" not in s.orders.get(str(second), {}).get("CP", {})
 
 
 # ------------------------------------------------------------------------ by orders = by hand (issue 43, point 5)
 
 def _normal(state) -> dict:
     """The state without what only the way of bidding changes: the move count, the frames' opening moves, the
-    orders themselves."""
+    orders themselves and who gave them."""
     data = json.loads(state.to_json())
-    data.pop("moves"), data.pop("orders")
+    data.pop("moves"), data.pop("orders"), data.pop("order_seats")
     for frame in data["frames"]:
         frame.pop("opened", None)
     return data
@@ -258,3 +329,21 @@ def test_an_auction_run_by_orders_ends_as_the_same_bids_by_hand(n):
         checked += 1
         by_order += [made for _, command, made in played if made]
     assert checked == 50 and len(by_order) >= 50  # orders made many of the bids and passes
+
+
+def test_the_orders_docs_cli_shows_read_as_the_commands_they_say():
+    """docs/cli.md's example of orders for a set: each command reads, and reads back the same."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[3] / "docs" / "cli.md").read_text()
+    (example,) = [line for line in text.splitlines() if "pbem game play" in line and "up to" in line]
+    commands = re.search(r'"([^"]+)"', example).group(1).split(";")
+    board = new_game(players=3, seed=1).board
+    actions = [parse_command(board, command) for command in commands]
+    assert actions == [StandingBid(12, "gray", "42W"), BuildOrder("42W"), StandingBid(0, None, "CP")]
+    s = open_set()
+    first, second, _ = top(s)["order"]
+    for command in commands:  # and they are orders the game takes, out of turn, for a set of 42W and CP
+        s.apply_command(second, command.strip())
+    assert s.orders[str(second)]["CP"] == {"limit": 0, "color": None}
