@@ -53,7 +53,8 @@ user, password, password_file
 
 Other variables pbem knows: ``PBEM_CONFIG`` (the config file), ``PBEM_CRASH_AT`` and ``PBEM_CRASH_LOG``
 (``pbem.crashpoints``, refused outside the test suite), and the test suite's own (``PBEM_CHROMIUM``, ``PBEM_CHROMEDRIVER``,
-``PBEM_SCREENSHOTS``, ``PBEM_UPDATE_GOLDEN``, every ``PBEM_TEST_...``), which the command ignores. Any other
+``PBEM_SCREENSHOTS``, ``PBEM_UPDATE_GOLDEN``, every ``PBEM_TEST_...``) and the image's build arguments
+(``PBEM_VERSION``, ``PBEM_REVISION``), which the command ignores. Any other
 ``PBEM_`` variable is refused, with the name it probably meant: ``PBEM_DATABSE_URL`` silently ignored would put
 every game in the default database.
 
@@ -470,6 +471,10 @@ VARIABLES: dict[str, Kind | None] = {
     "PBEM_CHROMEDRIVER": None,
     "PBEM_SCREENSHOTS": None,
     "PBEM_UPDATE_GOLDEN": None,  # tests/integration: rewrite the golden files
+    # The image's build arguments (deploy/Dockerfile, compose.yaml), exported in the shell that builds it, where the
+    # moderator may run pbem as well: the version and commit the image says it is.
+    "PBEM_VERSION": None,
+    "PBEM_REVISION": None,
 }
 TEST_PREFIX = "PBEM_TEST_"  # tests/conftest.py and tests/e2e/conftest.py: the suite's own settings
 
