@@ -160,12 +160,15 @@ class AppContext:
         from sqlalchemy.engine import make_url
         from sqlalchemy.exc import OperationalError
 
-        from ..store.db import is_damage, sqlite_file
+        from ..store.db import is_damage, read_only_file, sqlite_file
 
         url = self.config.database_url
         path = sqlite_file(url) if make_url(url).get_backend_name() == "sqlite" else None
         if is_damage(exc):
             return f"the database {path or self.where} is damaged: {first_line(exc)}; nothing was changed"
+        if path is not None and read_only_file(url) is not None:
+            return (f"no permission to change the database {path}: this user may read it, not write it (the "
+                    "reading commands work; run this one as the worker's user, e.g. sudo -u pbem); nothing was changed")
         if isinstance(exc, OperationalError):
             return f"cannot reach the database {self.where}: {first_line(exc)}"
         return f"the database {self.where} failed: {first_line(exc)}; nothing was changed"

@@ -23,6 +23,7 @@ def status(
     max_backlog: str = typer.Option("15m", "--max-backlog", help="Unhealthy when the oldest mail waiting in the mailbox (as the worker last saw it), or a passed deadline the worker has not dealt with, is older than this (15m, 1h, ...)."),
     max_outbox_wait: str = typer.Option("15m", "--max-outbox-wait", help="Unhealthy when the oldest mail waiting in the outbox was queued longer ago than this."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document with every figure, `healthy` and `problems`."),
+    output: str = typer.Option("table", "--format", metavar="FORMAT", help="table (the default), json (as --json) or prometheus: the same figures in Prometheus' text format, for node_exporter's textfile collector (the exit code stays 0 or 1)."),
     wide: bool = wide_option(),
     forget: str = typer.Option("", "--forget", metavar="TOKEN", help="Instead: remove the heartbeat of the worker with this token (shown in the table), one that is not running and will not come back, so that it no longer makes the status unhealthy."),
 ) -> None:
@@ -43,6 +44,8 @@ def status(
 
         pbem status --json
 
+        pbem status --format prometheus > /var/lib/prometheus/node-exporter/pbem.prom.new; mv /var/lib/prometheus/node-exporter/pbem.prom.new /var/lib/prometheus/node-exporter/pbem.prom
+
         pbem status --wide
 
         pbem status --max-backlog 30m --max-outbox-wait 1h
@@ -61,6 +64,9 @@ def status(
         outbox_wait = timedelta(seconds=parse_duration(max_outbox_wait, "--max-outbox-wait"))
     except TimingError as exc:
         fail(str(exc))
+    if output not in ("table", "json", "prometheus"):
+        fail(f"--format must be table, json or prometheus, not {output!r}")
+    as_json = as_json or output == "json"
     context = app_context(ctx)
     engine = context.engine(check_schema=False)  # a schema that is behind is one of the problems to report
     if forget:
@@ -74,7 +80,11 @@ def status(
             typer.echo(json.dumps({"healthy": False, "problems": [problem]}, indent=2))
         say_error(problem)
         raise typer.Exit(code=1)
-    if as_json:
+    if output == "prometheus":
+        from .status_prometheus import prometheus_text
+
+        typer.echo(prometheus_text(found), nl=False)
+    elif as_json:
         typer.echo(json.dumps(found.to_dict(), indent=2))
     else:
         _show(found, context.where, wide)

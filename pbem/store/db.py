@@ -8,6 +8,8 @@ service takes a row lock on the game (``SELECT ... FOR UPDATE``).
 
 from __future__ import annotations
 
+import os
+import sqlite3
 import stat
 import time
 from functools import cache
@@ -179,6 +181,9 @@ def make_engine(url: str, *, create_folder: bool = True, flushed: bool = True) -
     if parsed.get_backend_name() == "sqlite":
         if create_folder and parsed.database and parsed.database != ":memory:":
             Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        path = sqlite_file(url)
+        if path is not None and path.is_file() and not os.access(path, os.W_OK):
+            return _read_only_engine(path)
         engine = create_engine(url, connect_args={"timeout": 60})
         _sqlite_transactions(engine, "FULL" if flushed else "NORMAL")
         return engine
@@ -188,6 +193,42 @@ def make_engine(url: str, *, create_folder: bool = True, flushed: bool = True) -
     except ImportError as exc:  # SQLAlchemy loads the driver here; SQLite's comes with Python, psycopg is an extra
         raise MissingDriver(f"PostgreSQL's driver, psycopg, is not installed ({exc}): install it with "
                             "pip install 'pbem[postgresql]'") from None
+
+
+def read_only_file(url: str) -> Path | None:
+    """The SQLite file of ``url`` when this user may read it but not write it (a monitor in the group pbem)."""
+    path = sqlite_file(url)
+    return path if path is not None and path.is_file() and not os.access(path, os.W_OK) else None
+
+
+def _read_only_engine(path: Path) -> Engine:
+    """A SQLite file this user may read but not write, opened read-only: the reading commands work (pbem status
+    for a monitoring user in the group the units give the file), and a change fails as SQLite's 'attempt to write
+    a readonly database' (context.database_failure says whose file it is).
+
+    A database in WAL mode is read through its -shm file, which a reader creates when it is missing, and which it
+    cannot in a folder it may not write. While the worker runs, -wal and -shm exist (the units' UMask gives the
+    group read access) and SQLite reads them read-only. When -wal is missing no connection is open anywhere (the
+    last one to close removes it), so the file holds every commit: it is opened as immutable, without locks or
+    -shm. A worker that starts during that read may change the file under it: a health check then reads again."""
+    from urllib.parse import quote
+
+    wal = path.with_name(path.name + "-wal")
+    immutable = not wal.exists() and not os.access(path.parent, os.W_OK)
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro" + ("&immutable=1" if immutable else "")
+    engine = create_engine(f"sqlite:///{path}", creator=lambda: sqlite3.connect(uri, uri=True, timeout=60,
+                                                                        check_same_thread=False))
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+        dbapi_connection.isolation_level = None
+        dbapi_connection.execute("PRAGMA busy_timeout=60000")
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection) -> None:  # type: ignore[no-untyped-def]
+        connection.exec_driver_sql("BEGIN")
+
+    return engine
 
 
 def _sqlite_transactions(engine: Engine, synchronous: str) -> None:
