@@ -83,7 +83,8 @@ def test_three_strangers_open_join_and_fill_a_table_which_starts_as_a_game_with_
     answer = run(service, DEE, "games").answers
     assert all(len(line) <= 72 for line in answer)
     listing = " ".join(" ".join(answer).split())
-    assert "table 1: Fifth Avenue for 3 players, 2 days a decision; seated: Ann; 2 seats free" in listing
+    assert ("table 1: Fifth Avenue for 3 players, 2 days a decision, about 7 weeks at 3 reads a day; seated: Ann; "
+            "2 seats free") in listing  # how long: services.common.game_length
     assert "@" not in listing
 
     confirmed(service, games, BOB, "join 1 as Bobby")

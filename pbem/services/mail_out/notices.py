@@ -352,15 +352,17 @@ def _everybody(info: GameInfo, *reasons: str) -> dict[int, set[str]]:
 
 
 def game_started(info: GameInfo, msgid: MakeMsgid, now: datetime, domain: str = "pbem.invalid",
-                 guide: list[str] = ()) -> list[OutboxMail]:  # type: ignore[assignment]
-    """Everybody hears that the game begins, with ``guide`` (the commands in short) after the board."""
+                 guide: list[str] = (), length: str = "") -> list[OutboxMail]:  # type: ignore[assignment]
+    """Everybody hears that the game begins, with ``guide`` (the commands in short) after the board, and how
+    long such a game takes (``length``: services.common.game_length)."""
     mailer = Mailer(info, msgid, now, domain)
     names = ", ".join(p.name for p in sorted(info.players, key=lambda p: p.seat))
     begins = f"A game of {info.title} begins: {names}."
     return [mailer.mail(
         p.seat, preview="" if asks(info, p.seat) else begins,
         note=[(f"{begins} " if asks(info, p.seat) else "") + f"You play seat {p.seat + 1}. Every mail shows the "
-              "board as you may see it, with your own hand."],
+              "board as you may see it, with your own hand."
+              + (f" A game like this takes {length}." if length else "")],
         extra=list(guide)) for p in info.players]
 
 

@@ -59,6 +59,7 @@ from ..common.errors import BadRequest, CommandRejected, DecisionMoved, GameNotA
 from .game_reader import GameReader
 from ..mail_out.help_text import first_mail_help
 from ..common.game_info import GameInfo, PlayerInfo, Submission
+from ..common.game_length import length_words
 from ..common.holders import seat_holders
 from ..common.input_checks import checked_address, checked_name, named_address, seat_with
 from ..common.ledger import AskedDecision
@@ -228,8 +229,9 @@ class GameChanges(GameReader):
         game.subject = info.subject = notices.first_subject(info.title, game.id, [name for name, _ in players])
         s.add(game)
         deadlines.open_clock(s, game, info, now)
+        length = length_words(s, info.kind, len(info.players))
         self.post(s, info, lambda info: notices.game_started(info, self.new_message_id, now, self.mail_domain,
-                                                              guide=first_mail_help(info)))
+                                                              guide=first_mail_help(info), length=length))
         return game.id
 
     # ------------------------------------------------------------------ playing

@@ -16,6 +16,7 @@ from ...limits import MAX_GAME_ID
 from ...store.models import Game, GameStatus, Seat, SignupSeat, SignupTable, Watcher
 from ...words import listing, plural
 from ..common.errors import ServiceError
+from ..common.game_length import length_words
 from .games import GameChanges
 from .signup_words import table_words, unbroken
 
@@ -63,8 +64,8 @@ class SignupChecks:
         for table, _ in found[:MAX_LISTED]:
             seats = self._seats(s, table.id or 0)
             names = listing([seat.name for seat in seats]) if seats else "nobody yet"
-            lines += unbroken(f"table {table.id}: {table_words(table)}; seated: {names}; "
-                              f"{plural(table.seats - len(seats), 'seat')} free")
+            lines += unbroken(f"table {table.id}: {table_words(table)}, {length_words(s, table.kind, table.seats)}; "
+                              f"seated: {names}; {plural(table.seats - len(seats), 'seat')} free")
         if len(found) > MAX_LISTED:
             open_tables = s.exec(select(func.count()).select_from(SignupTable).where(SignupTable.status == OPEN)).one()
             lines.append(f"  ... and {plural(open_tables - MAX_LISTED, 'more table')}, emptier or older")
