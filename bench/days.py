@@ -98,23 +98,25 @@ def in_auctions(state) -> bool:
     return any(frame.get("kind") == "auctions" for frame in frames)
 
 
-def answer(kind: str, state, seat: int, seed: int, orders: list[str] = ()) -> list[str]:
-    """Everything the game asks of ``seat`` now, as one mail: ``orders`` first (those the game takes), then the
-    robot's commands while the game waits for them."""
+def answer(kind: str, state, seat: int, seed: int, orders=None) -> list[str]:
+    """Everything the game asks of ``seat`` now, as one mail: a person who uses orders (``orders``: a function
+    of the state giving their orders) gives them for the set that runs, also for one their own move begins,
+    then the robot decides while the game waits for them."""
     module = get_game(kind)
     trial = module.State.from_json(state.to_json())
-    lines = []
-    for line in orders:
-        try:
-            trial.apply_command(seat, line)
-        except CommandError:  # an earlier line of the mail changed the set under it (its auction ended)
-            continue
-        lines.append(line)
-    while not trial.is_terminal() and trial.current_player() == seat:
+    lines: list[str] = []
+    while True:
+        for line in orders(trial) if orders else []:
+            try:
+                trial.apply_command(seat, line)
+            except CommandError:  # an earlier line of the mail changed the set under it (its auction ended)
+                continue
+            lines.append(line)
+        if trial.is_terminal() or trial.current_player() != seat:
+            return lines
         command = decide(kind, "heuristic", trial, seat, seed + trial.moves)
         trial.apply_command(seat, command)
         lines.append(command)
-    return lines
 
 
 def set_sites(state) -> list[str]:
@@ -131,9 +133,10 @@ def orders_for(state, seat: int, done: set[str], rng: random.Random) -> list[str
     """A person who uses orders answers every auction of the set they have not ordered yet: 'build max' (the
     robot's rule of thumb: they do not want to be asked again), and a standing bid of a share (30-60 %, drawn)
     of the most they can reach there; nothing where they are out already."""
-    lines = []
-    frame = state.frames[-1]
-    for site in set_sites(state):
+    lines: list[str] = []
+    sites = set_sites(state)
+    frame = state.frames[-1] if sites else {}
+    for site in sites:
         if site in done:
             continue
         if frame.get("site") == site and (frame["kind"] == "build" or seat in frame["out"]):
@@ -172,15 +175,17 @@ def play(kind: str, players: int, seed: int, reads: int, share: float = 0.0) -> 
         seat = min(asked, key=lambda s: (readers[s].next_read(asked[s]), s))
         now = readers[seat].next_read(asked[seat])
         hours = (now - asked.pop(seat)).total_seconds() / 3600
+        orders = (lambda trial: orders_for(trial, seat, ordered[seat], draw)) if seat in ordering else None
+        lines = answer(kind, state, seat, seed, orders)
+        if not lines:
+            continue  # asked for orders, but the set was over before they read: the game did not wait for them
         auction = in_auctions(state)
-        if auction:
+        if state.current_player() != seat:
+            pass  # orders sent ahead of their turn: the game waited for nobody
+        elif auction:
             played.wait_auctions += hours
         else:
             played.wait_outside += hours
-        orders = orders_for(state, seat, ordered[seat], draw) if seat in ordering else []
-        lines = answer(kind, state, seat, seed, orders) if orders or state.current_player() == seat else []
-        if not lines:
-            continue
         if last is not None and seat != last:
             played.handoffs += 1
             played.handoffs_in_auctions += auction

@@ -115,3 +115,17 @@ def test_a_player_who_gave_orders_is_mailed_for_the_next_set_at_once(db_engine) 
     lines = [f"bid {site} up to 0" for site in [running, *sites] if site]
     report = processor.handle(mail("\n".join(lines), user, game_id))
     assert report.outcome == "applied", report.lines
+
+
+def test_the_first_screen_of_a_bid_mail_shows_the_orders_in_force(db_engine) -> None:
+    games = GameService(db_engine, mail_domain="example.org")
+    game_id = games.create_game("fifth-avenue", PLAYERS, seed=5)
+    frame = to_first_auction(games, game_id)
+    info = games.get(game_id)
+    later = [f for f in info.state.frames if f["kind"] == "auctions"][-1]["queue"][-1]
+    second = info.email_of(frame["order"][1])
+    games.submit(game_id, second, f"bid {later} up to 0; build {later} max")
+    games.submit(game_id, info.email_of(frame["order"][0]), "pass")
+    asked = " ".join(asking(db_engine, second).text_body.split())
+    screen = asked.split("Since your last mail")[0]
+    assert "Your orders in force: Central Park: bid up to 0, build max." in screen, screen

@@ -60,7 +60,23 @@ def _auction(info: GameInfo, seat: int, frame: dict[str, Any], reach: dict[str, 
     else:
         mine = f"Your cards that can bid: {cards}; the most you can bid: {reach['most']}."
     lines = [f"High bid: {high} by {_name(info, holder)}." if holder is not None else "High bid: none yet.", mine]
+    standing = _orders_in_force(info, seat)
+    if standing:
+        lines.append(standing)
     return _block(f"Bids for {place} so far", rows, lines, mine=mine)
+
+
+def _orders_in_force(info: GameInfo, seat: int) -> str:
+    """The reader's own orders for the auctions of the set (their view holds only theirs), in one line."""
+    board, parts = info.state.board, []
+    for site, order in (info.state.view(seat).get("orders") or {}).items():
+        said = []
+        if "limit" in order:
+            said.append(f"bid up to {order['limit']}" + (f" {order['color']}" if order.get("color") else ""))
+        if "build" in order:
+            said.append(f"build {order['build']}" if order["build"] != "stop" else "stop")
+        parts.append(f"{board.name(site)}: {', '.join(said)}")
+    return f"Your orders in force: {'; '.join(parts)}." if parts else ""
 
 
 def _credited(info: GameInfo, seat: int) -> str:
