@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 import typer
@@ -15,7 +17,8 @@ if TYPE_CHECKING:
 
     from ..store.db import Revision
 
-app = typer.Typer(help="The database: create it, bring it to the current schema, or take it down to an older one.",
+app = typer.Typer(help="The database: create it, bring it to the current schema, take it down to an older one, back it "
+                       "up and check it.",
                   no_args_is_help=True)
 
 
@@ -171,6 +174,106 @@ def db_status(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", 
             said = "behind: run `pbem db upgrade`"
         out.print(f"database {doc['url']} (from {doc['from']}), revision {current or 'none'}, {said}", soft_wrap=True)
     if state != "current":
+        raise typer.Exit(code=1)
+
+
+@app.command("backup")
+def db_backup(
+    ctx: typer.Context,
+    file: Path = typer.Argument(..., metavar="FILE", help="The new file the backup is written to (never overwritten)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Copy the SQLite database to FILE, safely while the worker runs (SQLite's online backup API).
+
+    The copy is one consistent moment of the database, a single file; check it with `pbem db check FILE`.
+    A PostgreSQL database is backed up with PostgreSQL's own pg_dump (the command says how).
+
+    Example:
+
+        pbem db backup /var/backups/pbem/pbem-$(date +%F).sqlite3
+
+        pbem db check /var/backups/pbem/pbem-2026-11-29.sqlite3
+    """
+    from sqlalchemy.engine import make_url
+
+    from ..store.db import DatabaseFileError, backup_sqlite, sqlite_file
+
+    context = app_context(ctx)
+    url = context.config.database_url
+    if make_url(url).get_backend_name() != "sqlite":
+        fail("pbem db backup copies SQLite files; back up PostgreSQL with its own pg_dump, which copies a running "
+             "database consistently: pg_dump --format=custom --file=pbem.dump DBNAME (restore: pg_restore "
+             "--dbname=NEWDB pbem.dump, then pbem --db postgresql://.../NEWDB db check)")
+    context.engine()  # the file exists and is pbem's database at the current schema
+    source = sqlite_file(url)
+    assert source is not None
+    try:
+        size = backup_sqlite(source, file.expanduser())
+    except DatabaseFileError as exc:
+        fail(str(exc))
+    except (OSError, sqlite3.Error) as exc:
+        fail(f"the backup to {file} failed: {exc}; no file {file} was made")
+    if as_json:
+        typer.echo(json.dumps({"backup": str(file), "bytes": size}, indent=2))
+    else:
+        out.print(f"backed up {source} to {file} ({size:,} bytes); check it: pbem db check {file}",
+                  highlight=False, markup=False, soft_wrap=True)
+
+
+@app.command("check")
+def db_check(
+    ctx: typer.Context,
+    file: Optional[Path] = typer.Argument(None, metavar="[FILE]", show_default=False,
+                                          help="A SQLite file to check (a backup); without it, the database in use."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Check a database or a backup: its schema revision, the rows of each table, and every game replayed.
+
+    Each game is played again from its seed and the commands in force, and must come to the state its stored
+    snapshot and later events give. Exit code 0 when all holds, 1 with one line for each problem. It only reads.
+
+    Example:
+
+        pbem db check /var/backups/pbem/pbem-2026-11-29.sqlite3
+
+        pbem db check --json
+
+        pbem --db postgresql://pbem@127.0.0.1/restored db check
+    """
+    from sqlalchemy.exc import DBAPIError
+
+    from ..services.table.database_check import check_database
+    from ..store.db import DatabaseFileError, check_sqlite_file, make_engine
+
+    context = app_context(ctx)
+    if file is None:
+        engine = context.engine(check_schema=False)
+        where = context.where
+    else:
+        path = file.expanduser()
+        try:
+            check_sqlite_file(path)
+        except DatabaseFileError as exc:
+            fail(str(exc))
+        engine = make_engine(f"sqlite:///{path.resolve()}", create_folder=False)
+        where = str(path)
+    try:
+        found = check_database(engine)
+    except DBAPIError as exc:
+        fail(f"cannot read {where}: {exc.orig if getattr(exc, 'orig', None) else exc}")
+    finally:
+        engine.dispose()
+    if as_json:
+        typer.echo(json.dumps({"database": where, **found.to_dict()}, indent=2))
+    else:
+        for problem in found.problems:
+            out.print(f"problem: {problem}", highlight=False, markup=False, soft_wrap=True)
+        rows = ", ".join(f"{count} {name}" for name, count in found.counts.items())
+        out.print(f"{where}: revision {found.revision or 'none'}; {plural(found.games, 'game')} replayed to its "
+                  f"stored state; {rows or 'no rows counted'}", highlight=False, markup=False, soft_wrap=True)
+        if found.sound:
+            out.print("sound", highlight=False)
+    if not found.sound:
         raise typer.Exit(code=1)
 
 

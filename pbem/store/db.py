@@ -231,6 +231,38 @@ def _read_only_engine(path: Path) -> Engine:
     return engine
 
 
+def backup_sqlite(source: Path, target: Path) -> int:
+    """Copy the SQLite database ``source`` to the new file ``target`` with SQLite's online backup API, while a
+    worker may be writing it. In one step: the copy reads one moment of the database, as any reader in WAL mode
+    does, while the worker goes on committing into the -wal file. (In several steps, a commit between two of
+    them would start the copy again, and a busy worker could keep it from ever ending.) The copy is written
+    beside ``target`` and renamed into place, so a copy cut short leaves no file by that name; it is a single
+    file (no -wal). Returns its size in bytes."""
+    from urllib.parse import quote
+
+    if target.exists():
+        raise DatabaseFileError(f"{target} exists: pbem db backup never overwrites a file")
+    if not target.parent.is_dir():
+        raise DatabaseFileError(f"the folder {target.parent} does not exist")
+    partial = target.with_name(f".{target.name}.partial")
+    partial.unlink(missing_ok=True)
+    reader = sqlite3.connect(f"file:{quote(str(source.resolve()))}?mode=ro", uri=True, timeout=60)
+    try:
+        copy = sqlite3.connect(partial)
+        try:
+            reader.backup(copy)
+            copy.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            copy.close()
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    finally:
+        reader.close()
+    os.replace(partial, target)
+    return target.stat().st_size
+
+
 def _sqlite_transactions(engine: Engine, synchronous: str) -> None:
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]

@@ -368,7 +368,7 @@ class GameChanges(GameReader):
             undone = [c[0] for c in current if c not in restored]
             current_seqs, restored_seqs = {c[0] for c in current}, {c[0] for c in restored}
             seats = self._seats(s, game_id)
-            state = self._replay(game.kind, game.seed, dict(game.settings), len(seats), restored)
+            state = replayed(game.kind, game.seed, dict(game.settings), len(seats), restored)
             now = self.clock()
             seq = last + 1
             names = {x.seat: x.name for x in seats}
@@ -634,16 +634,16 @@ class GameChanges(GameReader):
         if game.status != GameStatus.ACTIVE:
             raise GameNotActive(f"game {game.id} is {game.status}; no more commands are accepted")
 
-    @staticmethod
-    def _replay(kind: str, seed: int, settings: dict[str, Any], players: int, commands: list[tuple[int, int, str]]) -> Any:
-        """The state from the seed and the commands in force."""
-        state = get_game(kind).new_game(players=players, seed=seed, **settings)
-        for seq, seat, command in commands:
-            try:
-                state.apply_command(seat, command)
-            except CommandError as exc:
-                raise ImportFailed(f"event {seq}: '{command}' does not replay: {exc.message}") from exc
-        return state
+
+def replayed(kind: str, seed: int, settings: dict[str, Any], players: int, commands: list[tuple[int, int, str]]) -> Any:
+    """The state from the seed and the commands in force (``effective_commands``)."""
+    state = get_game(kind).new_game(players=players, seed=seed, **settings)
+    for seq, seat, command in commands:
+        try:
+            state.apply_command(seat, command)
+        except CommandError as exc:
+            raise ImportFailed(f"event {seq}: '{command}' does not replay: {exc.message}") from exc
+    return state
 
 
 def _holders_said(s: Session, info: GameInfo) -> dict[int, str]:
