@@ -7,10 +7,10 @@ import json
 import os
 from pathlib import Path
 
-from conftest import run_pbem_with
 
-
-def test_a_backup_is_checked_sound_and_never_overwrites_and_postgresql_is_told_pg_dump(tmp_path: Path) -> None:
+def test_a_backup_is_checked_sound_and_never_overwrites_and_postgresql_is_told_pg_dump(tmp_path: Path,
+                                                                                       pbem_with) -> None:
+    run_pbem_with = pbem_with
     env = {name: value for name, value in os.environ.items() if not name.startswith("PBEM_")}
     env = dict(env, PBEM_CONFIG=os.devnull, PBEM_DATABASE_URL=f"sqlite:///{tmp_path / 'pbem.sqlite3'}")
     for args in (("db", "upgrade"), ("game", "new", "manhattan", "-p", "Ann=ann@example.test", "-p",
