@@ -129,3 +129,23 @@ def test_the_first_screen_of_a_bid_mail_shows_the_orders_in_force(db_engine) -> 
     asked = " ".join(asking(db_engine, second).text_body.split())
     screen = asked.split("Since your last mail")[0]
     assert "Your orders in force: Central Park: bid up to 0, build max." in screen, screen
+
+
+def test_orders_that_contradict_each_other_are_refused_whole(db_engine) -> None:
+    """Point 7: two orders of one mail for one auction (or its build): one reply naming both lines, nothing
+    changed."""
+    games = GameService(db_engine, mail_domain="example.org")
+    game_id = games.create_game("fifth-avenue", PLAYERS, seed=5)
+    processor = MailCommands(games)
+    frame = to_first_auction(games, game_id)
+    info = games.get(game_id)
+    later = [f for f in info.state.frames if f["kind"] == "auctions"][-1]["queue"][-1]
+    user = info.email_of(frame["order"][2])
+    before_state = info.state.to_json()
+    for body in (f"bid {later} up to 0\nbid {later} up to 5", f"build {later} max; build {later} 1"):
+        before = last_id(db_engine)
+        report = processor.handle(mail(body, user, game_id))
+        assert report.outcome != "applied"
+        assert games.get(game_id).state.to_json() == before_state
+        answer = " ".join(since(db_engine, before)[-1].text_body.split())
+        assert "contradicts line 1" in answer, answer

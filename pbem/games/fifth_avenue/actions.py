@@ -138,6 +138,11 @@ class StandingBid:
     def __str__(self) -> str:
         return f"bid {self.site + ' ' if self.site else ''}up to {self.limit}" + (f" {self.color}" if self.color else "")
 
+    @property
+    def order_key(self) -> tuple[str, str | None]:
+        """What it decides and where: two orders of one mail with one key contradict each other."""
+        return ("bid", self.site)
+
 
 @dataclass(frozen=True)
 class CancelStandingBid:
@@ -148,6 +153,10 @@ class CancelStandingBid:
 
     def __str__(self) -> str:
         return f"bid {self.site + ' ' if self.site else ''}cancel"
+
+    @property
+    def order_key(self) -> tuple[str, str | None]:
+        return ("bid", self.site)
 
 
 @dataclass(frozen=True)
@@ -165,6 +174,10 @@ class BuildOrder:
         if self.stop:
             return f"stop{where}"
         return f"build{where} {'max' if self.count is None else self.count}"
+
+    @property
+    def order_key(self) -> tuple[str, str | None]:
+        return ("build", self.site)
 
 
 @dataclass(frozen=True)

@@ -63,3 +63,21 @@ def proves_seat(secret: str, given: Iterable[str]) -> bool:
 def named_address(address: str) -> str:
     """An address somebody gave, for a message: as written, or quoted when it holds control characters."""
     return repr(address) if _CONTROL.search(address) else address
+
+
+def contradicted(action: Any, seen: dict[Any, int], number: int) -> int | None:
+    """The earlier line of a mail that ``action`` (its line ``number``) contradicts: an order for the same
+    decision of the same auction (the engine's ``order_key``, issue 43). Otherwise None, and it is noted in
+    ``seen``, which the caller keeps for one mail."""
+    key = getattr(action, "order_key", None)
+    if key is None:
+        return None
+    if key in seen:
+        return seen[key]
+    seen[key] = number
+    return None
+
+
+def contradiction(line: str, earlier: int, earlier_line: str) -> str:
+    return (f"'{line}' contradicts line {earlier} ('{earlier_line}'): give one order for each auction and "
+            "one for its build.")

@@ -7,14 +7,16 @@ from __future__ import annotations
 import copy
 from dataclasses import replace
 from datetime import date, timedelta
+from typing import Any
 
-from ...games.errors import CommandError
+from ...games.errors import CommandError, IllegalCommandError
 from ...mail.commands import LineReading
 from ...mail.text import same_line_attribution
 from ...store.models import GameStatus, InboundMail
 from ...words import plural
 from ..common.errors import CommandRejected, DecisionMoved, GameNotActive, PlayerNotInGame, ServiceError
 from ..common.game_info import GameInfo
+from ..common.input_checks import contradicted, contradiction
 from ..common.ledger import AskedDecision, MailLedger
 from ..mail_out.delivery import has_auctions
 from ..mail_out.notices import with_names
@@ -82,10 +84,15 @@ class MailApplier:
         """Every command of a refused mail checked, in order, on a scratch copy of the game where the good ones
         apply and the wrong ones are skipped: each wrong line gets its own reason in one reply."""
         scratch = info.state.clone()
-        reports = []
-        for command in commands:
+        reports: list[LineReport] = []
+        ordered: dict[Any, int] = {}
+        for number, command in enumerate(commands, start=1):
             try:
-                scratch.apply_action(seat, scratch.parse(seat, command))
+                action = scratch.parse(seat, command)
+                earlier = contradicted(action, ordered, number)
+                if earlier is not None:
+                    raise IllegalCommandError(contradiction(command, earlier, commands[earlier - 1]), [])
+                scratch.apply_action(seat, action)
             except CommandError as exc:
                 reports.append(LineReport(command, "not done", with_names(info, exc.message)))
             else:

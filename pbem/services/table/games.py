@@ -43,7 +43,7 @@ from sqlmodel import Session, select
 
 from ...games import get_game
 from ...limits import MAX_DEADLINE, MAX_GAME_ID, MAX_SEED
-from ...games.errors import CommandError
+from ...games.errors import CommandError, IllegalCommandError
 from ...config import ArchiveConfig
 from ...mail.message import new_message_id
 from ...store.models import Event, Game, GameStatus, InboundMail, OutboxMail, Seat, Snapshot, utcnow
@@ -61,7 +61,7 @@ from ..mail_out.help_text import first_mail_help
 from ..common.game_info import GameInfo, PlayerInfo, Submission
 from ..common.game_length import length_words
 from ..common.holders import seat_holders
-from ..common.input_checks import checked_address, checked_name, named_address, seat_with
+from ..common.input_checks import checked_address, checked_name, contradicted, contradiction, named_address, seat_with
 from ..common.ledger import AskedDecision
 from ..mail_out.mail_folding import fold_unsent
 from .robot_names import is_robot_address, robot_address, robot_kind, robot_name
@@ -284,9 +284,13 @@ class GameChanges(GameReader):
             all_events: list[dict[str, Any]] = []
             rows: list[Event] = []
             turn_before = get_game(game.kind).turn_owner(state)
+            ordered: dict[Any, int] = {}  # an order's key (what it decides, for which auction) -> its line
             for number, line in enumerate(lines, start=1):
                 try:
                     action = state.parse(seat, line)
+                    earlier = contradicted(action, ordered, number)  # two orders for one decision: which is meant?
+                    if earlier is not None:
+                        raise IllegalCommandError(contradiction(line, earlier, lines[earlier - 1]), [])
                     events = state.apply_action(seat, action)
                 except CommandError as exc:
                     raise CommandRejected(number, line, exc) from exc
