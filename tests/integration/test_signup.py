@@ -88,7 +88,12 @@ def test_three_strangers_open_join_and_fill_a_table_which_starts_as_a_game_with_
     assert "@" not in listing
 
     confirmed(service, games, BOB, "join 1 as Bobby")
+    (joined,) = [m for m in outbox(games) if m.recipient == ANN and "joined" in m.subject]  # the opener is told
+    assert " ".join(joined.text_body.split()).startswith(
+        "Bobby joined your table 1 (Fifth Avenue for 3 players, 2 days a decision). Seated now: Ann and Bobby; "
+        "1 seat free.") and "@" not in joined.text_body
     result = confirmed(service, games, CY, "join 1")
+    assert len([m for m in outbox(games) if m.recipient == ANN and "joined" in m.subject]) == 1  # full: it starts
     (game_id,) = result.games
     info = games.get(game_id)
     assert [(p.name, p.email) for p in info.players] == [("Ann", ANN), ("Bobby", BOB), ("Cy", CY)]

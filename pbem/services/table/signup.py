@@ -189,7 +189,16 @@ class Signup(SignupChecks):
             game_id = self._begin(uow, s, table, robots=False, line=line)
             result.games.append(game_id)
             return f"you sit at table {table.id}; its seats are full, and it started as game {game_id}"
-        free = table.seats - len(self._seats(s, table.id or 0))
+        seats = self._seats(s, table.id or 0)
+        free = table.seats - len(seats)
+        if "@" in table.opener and table.opener != email:  # the opener hears who joined (a moderator's table has none)
+            joined = next(seat.name for seat in seats if seat.email == email)
+            self._mails(s, result, [notices.plain_mail(table.opener, f"table {table.id}: {joined} joined", [
+                f"{joined} joined your table {table.id} ({table_words(table)}). Seated now: "
+                f"{listing([seat.name for seat in seats])}; {plural(free, 'seat')} free.", "",
+                f"It starts by itself when the last seat is taken; to start it now, send 'start {table.id}', or "
+                f"'start {table.id} with robots' for robots in the free seats."],
+                self.games.new_message_id, self.games.clock())])
         return f"you sit at table {table.id} ({plural(free, 'seat')} free)"
 
     def _confirmed_watch(self, uow: UnitOfWork, s: Session, email: str, data: dict[str, Any], line: str,
