@@ -125,7 +125,8 @@ RESULT_EVENTS = ("game_over", "building_stop", "won", "no_bids", "scored", "spec
 
 def bid_reach(state: State) -> dict[str, Any] | None:
     """What the player who must bid now can bid with, for the first screen of their mail: ``cards``, [(color,
-    [values])] of the allowed colors they hold (only the color of their bid once they have bid) and black;
+    [values])] of the allowed colors they hold (only the color of their bid once they have bid) and black, those
+    alone that take part in a legal bid when there is one;
     ``most``, the most their bid can come to (their cards on the table, every card of their best allowed color
     and every black card; 0 when they can only pass); ``high``, the high bid to beat. None outside an auction.
     Only the bidder's own mail may show it: it is their hand."""
@@ -142,11 +143,23 @@ def bid_reach(state: State) -> dict[str, Any] | None:
         return sum(v * n for v, n in zip(VALUES, hand[color]))
 
     on_table = sum(v * (a + b) for v, a, b in zip(VALUES, own["colored"], own["black"])) if own else 0
-    can_bid = bool(held) or (own is not None and sum(hand[BLACK]) > 0)
+    high = high_bid(frame)[1]
+    need = max(1, high + 1 - on_table)  # what the added cards must come to
+    # Only the colors that take part in a legal bid: every card of the color and every black card beat the high
+    # bid. (Listing a color that cannot, and then refusing its bid, misled in 1% of auction decisions.) When none
+    # can, the cards are listed all the same, with the most they come to, which the mail says does not beat it.
+    beating = [c for c in held if worth(c) + worth(BLACK) >= need]
+    black_beats = sum(hand[BLACK]) > 0 and (bool(beating) if own is None else
+                                            worth(own["color"]) + worth(BLACK) >= need)
+    if beating or black_beats:
+        held = beating
+        can_bid, blacks = True, black_beats
+    else:
+        can_bid = bool(held) or (own is not None and sum(hand[BLACK]) > 0)
+        blacks = can_bid and sum(hand[BLACK]) > 0
     most = on_table + max((worth(c) for c in held), default=0) + worth(BLACK) if can_bid else 0
-    cards = [(c, _values(hand[c])) for c in held] + ([(BLACK, _values(hand[BLACK]))] if can_bid and sum(hand[BLACK])
-                                                     else [])
-    return {"cards": cards, "most": most, "high": high_bid(frame)[1]}
+    cards = [(c, _values(hand[c])) for c in held] + ([(BLACK, _values(hand[BLACK]))] if blacks else [])
+    return {"cards": cards, "most": most, "high": high}
 
 
 def _values(counts: list[int]) -> list[int]:
