@@ -5,7 +5,7 @@ Run: python bench/hostile.py [--database URL] [--lines 20000]
 
 For each kind of big mail (from a player: 20,000 lines of `board`, of a refused bid, of prose; from a
 stranger; the floods of issue 32: 1,000, 5,000 and 35,000 `moderator` lines, 200 `say` texts of 4 KB, 2,000
-short lines of 'On ... wrote:' after a word, a 1 MB HTML body of tags, a 4 MB quote), one ``pbem worker
+short lines of 'On ... wrote:' after a word, a 1 MB HTML body of tags, a 4 MB quote; one long line of one kind of character: issue 41), one ``pbem worker
 --once`` pass in a process of its own reads that mail and then five ordinary mails (`board`, from the
 players of another game), over a private Dovecot and a real SMTP server. Printed, per kind: how long the
 worker spent on the big mail (the delay it adds to every mail after it: the other game's players wait),
@@ -139,19 +139,29 @@ def main() -> None:
                                   "text/html; charset=utf-8"),
         "4 MB quote under a command": mail(13, PLAYERS[0][1], "board\n\n" + "> an old line of a long quote, "
                                            "kept by the mail client\n" * 69_000),
+        # One long line (issue 41): '\S+@' in the courtesy step cost the square of a line without '@'.
+        "one line: 'A' and 700,000 '>'": mail(14, PLAYERS[0][1], "A" + ">" * 700_000),
+        "one line of 999,000 letters": mail(15, PLAYERS[0][1], "A" * 999_000),
+        "one line of 999,000 '@'": mail(16, PLAYERS[0][1], "@" * 999_000),
+        "one line of 999,000 dots and digits": mail(17, PLAYERS[0][1], "1." * 499_500),
+        "one line of 249,000 short words": mail(18, PLAYERS[0][1], "Ann " * 249_000),
+        "one line of 111,000 'a@b. <a@b'": mail(19, PLAYERS[0][1], "a@b. <a@b" * 111_000),
     }
     with Dovecot(domain="example.test") as dovecot:
         dovecot.start({user: "secret" for user in USERS})
         with SmtpToLmtp(dovecot.host, dovecot.lmtp_port) as smtp:
             print(f"database: {url.split(':')[0]}; {n} lines; pbem worker --once in a process of its own")
             print(f"{'big mail':38} {'its time':>9} {'5 others':>9} {'largest':>10} {'to mod.':>8} {'peak RSS':>9}")
+            worst = (0.0, "")
             for name, big in kinds.items():
                 result = run(url, dovecot, smtp, big)
                 times = result["times"]
                 own = times[0] if big else 0.0
                 others = sum(times[1:] if big else times)
+                worst = max(worst, (own, name))
                 print(f"{name:38} {own:8.2f}s {others:8.2f}s {result['largest_bytes'] / 1000:8.1f}KB "
                       f"{result['to_moderator']:8} {result['maxrss_mb']:7.0f}MB", flush=True)
+            print(f"worst: {worst[1]}, {worst[0]:.2f}s")
 
 
 if __name__ == "__main__":

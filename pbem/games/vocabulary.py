@@ -13,6 +13,7 @@ substitutions and swaps of neighbours) from rapidfuzz.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -73,21 +74,35 @@ def near(token: str, words: Iterable[str]) -> str | None:
     return best
 
 
+@functools.lru_cache(maxsize=16)
+def _by_letter(commands: frozenset[str]) -> dict[str, list[str]]:
+    """The command words of three letters or more under their first letter, each list in order."""
+    table: dict[str, list[str]] = {}
+    for word in sorted(commands):
+        if len(word) >= SHORTEST_COMMAND:
+            table.setdefault(word[:1], []).append(word)
+    return table
+
+
 def near_command(token: str, commands: Iterable[str]) -> str | None:
     """The command word ``token`` is a small typo of: as ``near``, but from three letters on ('bdi' -> bid, 'pas'
     -> pass), as a command word starts a line and is one of a few; the one-letter actions are never typos."""
     token = token.lower()
     if len(token) < SHORTEST_COMMAND or not token.isalpha():
         return None
+    limit = 1 if len(token) < 7 else 2
+    # Only words of the same first letter and nearly the same length can be this close: a line of 250,000 words
+    # reads each word, and most have no such command word at all.
+    candidates = [word for word in _by_letter(frozenset(commands)).get(token[0], ())
+                  if abs(len(word) - len(token)) <= limit]
+    if token in candidates:
+        return None
+    if not candidates:
+        return None
     from rapidfuzz.distance import OSA
 
-    limit = 1 if len(token) < 7 else 2
     best, best_distance = None, limit + 1
-    for word in sorted(commands):
-        if word == token:
-            return None
-        if word[:1] != token[:1] or len(word) < SHORTEST_COMMAND:
-            continue
+    for word in candidates:
         distance = OSA.distance(token, word, score_cutoff=limit)
         if distance < best_distance:
             best, best_distance = word, distance
