@@ -102,3 +102,15 @@ def as_text(body: str) -> bytes:
     msg["From"], msg["To"], msg["Subject"] = f"Ann <{ANN}>", "game@pbem.example", "Re: [Fifth Avenue #1] Ann, Bob, Cy"
     msg.set_content(body)
     return bytes(msg)
+
+
+@pytest.mark.parametrize("body, shown", [("Yes.", ["Yes."]), ("Agreed", ["Agreed"]), ("On Thursday.", ["On Thursday."]),
+                                         ("Hi all,\n\nConfused!", ["Hi all,", "Confused!"])])
+def test_a_mail_of_courtesy_alone_is_answered_with_its_lines(processor, body, shown) -> None:  # noqa: F811
+    # Issue 41, point 3: lines that look like courtesy, and nothing else, were meant for somebody: the answer says
+    # no command was found, shows them, and how to reach the players ('say') or the moderator ('moderator').
+    report = processor.handle(as_text(body), dry_run=True)
+    assert report.outcome == "no-commands"
+    assert listed_as_ignored(report.reply_body or "") == shown
+    assert "found no command" in report.reply_body and "'say'" in report.reply_body
+    assert "'moderator'" in report.reply_body

@@ -11,6 +11,7 @@ here raises on a bad mail: every mail ends in a report (``report``).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 from email.message import EmailMessage
 from typing import Any
@@ -208,6 +209,11 @@ class MailCommands:
             return
         vocabulary = get_game(info.kind).VOCABULARY
         found = sort_lines(raw_lines, vocabulary)
+        if found.courtesy and not (found.readings or found.asked or found.ignored or found.away or found.settings
+                                   or found.talks):
+            # The mail's only lines: 'Yes.', 'Agreed', 'Confused!' were meant for somebody, so the answer shows
+            # them with how to reach the players or the moderator, instead of passing them over (issue 41).
+            found = replace(found, ignored=found.courtesy, courtesy=[])
         readings, asked, ignored, away, settings, talks = (found.readings, found.asked, found.ignored, found.away,
                                                            found.settings, found.talks)
         if self._over_limit:
