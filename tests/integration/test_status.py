@@ -180,6 +180,17 @@ def test_a_stopped_worker_leaves_no_worker_at_work_and_a_dead_one_is_a_problem_u
     assert mine.state == "dead" and mine.replaced_by == f"{restarted.host} pid {restarted.pid} (long-running)"
 
 
+def test_workers_that_beat_at_the_same_moment_are_listed_by_host_whatever_order_they_were_written(engine) -> None:
+    """A tie in the last beat is listed by host, pid and token: the database's own row order (which an UPDATE on
+    PostgreSQL may change, as a loaded run of the suite once saw) never decides it."""
+    beat(engine, Instance("worker-9.example.test", 3, "nineninenine"), NOW)
+    beat(engine, Instance("worker-1.example.test", 8, "oneoneoneone"), NOW)
+    beat(engine, Instance("worker-1.example.test", 5, "fivefivefive"), NOW)
+    found = status(engine, NOW + timedelta(seconds=1))
+    assert [(w.host, w.pid) for w in found.workers] == [
+        ("worker-1.example.test", 5), ("worker-1.example.test", 8), ("worker-9.example.test", 3)]
+
+
 def test_a_worker_found_dead_by_another_of_its_host_is_dead_wherever_status_runs(engine) -> None:
     """The mark is all a status run on another host has; a row marked by an older pbem also has a stopped_at."""
     beat(engine, elsewhere(), NOW, stopped=True, trouble=GONE)

@@ -276,6 +276,9 @@ class StatusService:
 
     def _workers(self, s: Any, now: datetime) -> tuple[list[WorkerState], MailboxState | None]:
         rows = s.execute(select(_TABLE)).all()
+        # The newest beat first; workers that beat at the same moment by host, pid and token, not in the order the
+        # database happens to return them (on PostgreSQL an updated row may come back first or last).
+        rows = sorted(rows, key=lambda row: (row.host, row.pid, row.token))
         workers = judge(sorted((_worker(row, now) for row in rows), key=lambda w: w.beat_at, reverse=True))
         read = [row for row in rows if row.mailbox_read_at is not None]
         mailbox = None
