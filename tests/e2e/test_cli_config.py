@@ -62,6 +62,8 @@ SAMPLES: dict[str, tuple[list[str], int]] = {
     "archive serve": (["archive", "serve", "{folder}/no-site"], 1),  # (it would serve until stopped)
     "archive show-name": (["archive", "show-name", BOB], 0),
     "config check": (["config", "check"], 1),
+    "db backup": (["db", "backup", "{folder}/backup.sqlite3"], 0),
+    "db check": (["db", "check"], 0),
     "db downgrade": (["db", "downgrade", "0001", "--yes"], 0),
     "db status": (["db", "status"], 0),
     "db upgrade": (["db", "upgrade"], 0),

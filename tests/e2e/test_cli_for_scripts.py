@@ -143,7 +143,7 @@ def test_bash_completes_pbem_with_the_script_pbem_prints(tmp_path: Path) -> None
             _pbem_completion pbem
             echo "${{COMPREPLY[*]}}"
         done""")
-    assert completed.splitlines() == ["game", "upgrade downgrade status", "--version"], completed
+    assert completed.splitlines() == ["game", "upgrade downgrade status backup check", "--version"], completed
 
     assert "bash completion installed in" in in_bash("pbem --install-completion")
     assert (tmp_path / ".bash_completions" / "pbem.sh").read_text().strip() == shown.strip()

@@ -67,5 +67,5 @@ def test_a_bid_gets_a_receipt_and_the_game_keeps_one_thread(dovecot, smtp_server
             assert str(message["Subject"]) == SUBJECT, (user, message["Subject"])
             assert message["References"].split()[0] == root and message["In-Reply-To"] == root, user
     notice = inbox(dovecot, "cy")[-1]
-    assert "you no longer play" in notice.get_content() and "mod@example.test" in notice.get_content()
+    assert "You no longer play in Fifth Avenue #1" in notice.get_content() and "mod@example.test" in notice.get_content()
     assert inbox(dovecot, "dee")  # the new player's first mail, in the same thread
