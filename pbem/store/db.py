@@ -16,6 +16,7 @@ from functools import cache
 from pathlib import Path
 
 from typing import TYPE_CHECKING, Callable, NamedTuple, TypeVar
+from urllib.parse import quote
 
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy import exc as sa_exc
@@ -181,9 +182,9 @@ def make_engine(url: str, *, create_folder: bool = True, flushed: bool = True) -
     if parsed.get_backend_name() == "sqlite":
         if create_folder and parsed.database and parsed.database != ":memory:":
             Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        path = sqlite_file(url)
-        if path is not None and path.is_file() and not os.access(path, os.W_OK):
-            return _read_only_engine(path)
+        read_only = read_only_file(url)
+        if read_only is not None:
+            return _read_only_engine(read_only)
         engine = create_engine(url, connect_args={"timeout": 60})
         _sqlite_transactions(engine, "FULL" if flushed else "NORMAL")
         return engine
@@ -211,8 +212,6 @@ def _read_only_engine(path: Path) -> Engine:
     group read access) and SQLite reads them read-only. When -wal is missing no connection is open anywhere (the
     last one to close removes it), so the file holds every commit: it is opened as immutable, without locks or
     -shm. A worker that starts during that read may change the file under it: a health check then reads again."""
-    from urllib.parse import quote
-
     wal = path.with_name(path.name + "-wal")
     immutable = not wal.exists() and not os.access(path.parent, os.W_OK)
     uri = f"file:{quote(str(path.resolve()))}?mode=ro" + ("&immutable=1" if immutable else "")
@@ -238,8 +237,6 @@ def backup_sqlite(source: Path, target: Path) -> int:
     them would start the copy again, and a busy worker could keep it from ever ending.) The copy is written
     beside ``target`` and renamed into place, so a copy cut short leaves no file by that name; it is a single
     file (no -wal). Returns its size in bytes."""
-    from urllib.parse import quote
-
     if target.exists():
         raise DatabaseFileError(f"{target} exists: pbem db backup never overwrites a file")
     if not target.parent.is_dir():
