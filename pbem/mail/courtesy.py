@@ -55,7 +55,6 @@ _CONTACT = re.compile(rf"https?://|www\.|{_ADDRESS}|\+?\d[\d ()./-]{{6,}}\d")
 _REMNANT = re.compile(rf"(<[^<>\s@]++@[^<>\s]++>|{_ADDRESS}\w*+).{{0,40}}\b(wrote|schrieb|[ée]crit|escribi[óo]|scritto|"
                       r"schreef|escreveu|skrev|napisał|kirjoitti|napsal|написал)\s*+[:：]?$|^<[^<>\s@]++@[^<>\s]++>$",
                       re.IGNORECASE)
-_PHRASES = sorted({*GREETINGS, *SIGN_OFFS}, key=len, reverse=True)
 
 
 def courtesy_lines(lines: list[str]) -> set[int]:
@@ -96,7 +95,7 @@ def _by_first_word(phrases: tuple[str, ...]) -> dict[str, list[list[str]]]:
 
 
 _SIGN_OFF_TABLE = _by_first_word(SIGN_OFFS)
-_PHRASE_TABLE = _by_first_word(tuple(_PHRASES))
+_PHRASE_TABLE = _by_first_word(tuple(dict.fromkeys((*GREETINGS, *SIGN_OFFS))))
 
 
 def _starts_with(words: list[str], table: dict[str, list[list[str]]], at: int = 0) -> int | None:

@@ -123,10 +123,12 @@ class MailCommands:
         any address's mails that changed nothing ANSWERS_AN_HOUR times an hour (forged in a player's name, they
         would mail the player without end), a player's mails without commands three times an hour (an
         auto-responder without the headers that say so loops); mail that did not prove its seat goes into that
-        seat's hourly digest, but for UNPROVEN_ANSWERS an hour that lack only the proof. A mail that answers one of our mails to its sender (``answers``: its references)
-        is not held to the hourly number: a forger never sees our Message-IDs."""
+        seat's hourly digest, but for UNPROVEN_ANSWERS an hour that lack only the proof. A mail that answers one
+        of our mails to its sender (``answers``: its references) is not held to the hourly number: a forger never
+        sees our Message-IDs."""
+        now = self.games.clock()
         if report.outcome == "no-secret" and report.sender and self.ledger.count(
-                report.sender, self.games.clock() - timedelta(hours=1), ("no-secret",), answered=True) < UNPROVEN_ANSWERS:
+                report.sender, now - timedelta(hours=1), ("no-secret",), answered=True) < UNPROVEN_ANSWERS:
             # The seat's own address without proof is most likely its player, who forgot: answered at once with the
             # fix (it goes to the seat's address only), whatever the hourly limit, and so not in the digest.
             report.seat_email = ""
@@ -136,7 +138,6 @@ class MailCommands:
         if report.sender is None or report.reply_to != report.sender or report.changed \
                 or report.sender == self.moderator:
             return ""
-        now = self.games.clock()
         nothing = (*CHANGES, *REFUSED, *UNANSWERED)  # what a mail that changed nothing and was answered is not
         if stranger:
             if self.ledger.count(report.sender, now - timedelta(days=1), excluding=nothing, answered=True) > 0:
