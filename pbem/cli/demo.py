@@ -13,12 +13,22 @@ import typer
 from ..games import names
 from ..limits import MAX_SEED
 from ..words import plural
-from .context import app_context, fail, out, shown_url
+from .context import AppContext, app_context, fail, out, shown_url
 
 if TYPE_CHECKING:
     from ..demo import Demo, DemoSeat
 
 DEMO_GAME = "fifth-avenue"  # the game the demo plays unless told another
+DEMO_DATABASE = "demo.sqlite3"  # beside the default database, when that one holds other games' unsent mail
+
+
+def _own_database(context: AppContext) -> str:
+    """The URL of the demo's own database: a SQLite file beside the default one."""
+    from ..store.db import sqlite_file
+
+    default = sqlite_file(context.config.database_url)
+    assert default is not None, "the default database is a SQLite file"
+    return f"sqlite:///{default.with_name(DEMO_DATABASE)}"
 
 
 def _mail_errors() -> tuple[type[BaseException], ...]:
@@ -79,6 +89,8 @@ def demo(
     Each robot reads its own inbox and answers like a mail client; the worker applies the commands and mails everybody.
 
     One line per turn, then the final board; the game stays in the database (pbem game show N, pbem game export N).
+    When the default database holds unsent mail of other games (which the demo's worker would send), the demo plays
+    in demo.sqlite3 beside it and says so; a database you named is refused instead.
 
     Ctrl-C stops after the current mail and leaves the game in the archive, unfinished.
 
@@ -101,7 +113,7 @@ def demo(
     from ..demo import Demo, DemoError
     from ..services.common.errors import BadRequest
     from ..services.common.input_checks import checked_address
-    from ..store.db import upgrade
+    from ..store.db import sqlite_file, upgrade
 
     context = app_context(ctx)
     if human is not None:
@@ -109,18 +121,37 @@ def demo(
             checked_address(human)  # the rule the game service keeps addresses by
         except BadRequest as exc:
             fail(f"--human needs an email address: {exc.message}")
-    engine = context.engine(check_schema=False, create=True)
-    try:  # the demo's first step, like `pbem db upgrade`: a database to play in, whatever the options
-        upgrade(engine)
-    except DBAPIError as exc:
-        fail(context.database_failure(exc))
-    except SQLAlchemyError as exc:
-        fail(f"cannot prepare the database ({context.config.database_url_from}): {getattr(exc, 'orig', exc)}")
-    try:
-        runner = Demo(engine, game=game, players=players, seed=seed, human=human)
-    except DemoError as exc:
-        fail(exc.message)
+
+    def prepared(context: AppContext) -> Demo:
+        engine = context.engine(check_schema=False, create=True)
+        try:  # the demo's first step, like `pbem db upgrade`: a database to play in, whatever the options
+            upgrade(engine)
+        except DBAPIError as exc:
+            fail(context.database_failure(exc))
+        except SQLAlchemyError as exc:
+            fail(f"cannot prepare the database ({context.config.database_url_from}): {getattr(exc, 'orig', exc)}")
+        try:
+            return Demo(engine, game=game, players=players, seed=seed, human=human)
+        except DemoError as exc:
+            fail(exc.message)
+
+    runner = prepared(context)
+    moved_from = None
+    if context.config.database_url_from == "default":
+        # The README's order: `pbem game new` with the players' addresses, then `pbem demo`. That game's opening
+        # mails wait for a worker, and the demo's worker would send them (to its own servers, which refuse them):
+        # in the database nobody named, the demo plays beside it instead. A database named by --db, the
+        # environment or the config file is the operator's choice: it is refused (Demo.check_outbox).
+        waiting = runner.others_unsent()
+        if waiting:
+            moved_from = (sqlite_file(context.config.database_url), waiting)
+            context = AppContext(db=_own_database(context), config_file=context.config_file)
+            runner = prepared(context)
     pbem = f"pbem --db {shown_url(context.db)}" if context.db else "pbem"
+    if moved_from is not None:
+        path, waiting = moved_from
+        _say(f"Your database {path} holds {plural(waiting, 'unsent mail')} of your own games, which the demo's "
+             f"worker would send: the demo plays in a database of its own, {sqlite_file(context.config.database_url)}.")
 
     stop = threading.Event()
     interrupted: list[str] = []

@@ -196,16 +196,20 @@ class Demo:
 
     # -- life cycle ------------------------------------------------------------------
 
-    def check_outbox(self) -> None:
-        """Refuse a database whose outbox holds unsent mail for anybody but the demo's mailboxes: the worker
-        sends the whole outbox, and those mails belong to games that are played for real."""
+    def others_unsent(self) -> int:
+        """The unsent mails in the outbox for anybody but the demo's mailboxes: mails of games played for real,
+        which the demo's worker would send, since it sends the whole outbox."""
         ours = [GAME_ADDRESS] + [s.address for s in self.seats]
         with UnitOfWork(self.engine) as uow:
-            waiting = uow.session.exec(
+            return uow.session.exec(
                 select(func.count()).select_from(OutboxMail).where(
                     OutboxMail.status.in_((OutboxStatus.QUEUED, OutboxStatus.SENDING)),
                     OutboxMail.recipient.not_in(ours), ~OutboxMail.recipient.like(f"%@{DOMAIN}"))
             ).one()
+
+    def check_outbox(self) -> None:
+        """Refuse a database whose outbox holds unsent mail of other games (``others_unsent``)."""
+        waiting = self.others_unsent()
         if waiting:
             raise DemoError(
                 f"the database holds {plural(waiting, 'unsent mail')} of other games, which the demo's worker would try to "

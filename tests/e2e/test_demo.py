@@ -114,6 +114,39 @@ def test_demo_refuses_bad_options_and_a_database_with_real_mail_to_send(tmp_path
     assert json.loads(pbem(url, "outbox", "list", "--json").stdout)[0]["status"] == "queued"
 
 
+def test_the_readme_order_a_game_by_hand_then_the_demo_on_the_default_database(tmp_path: Path, pbem_with) -> None:
+    """README: `pbem db upgrade`, `pbem game new` with the players' addresses, then `pbem demo`, all on the database
+    nobody named. The hand-made game's opening mails wait for a worker, which the demo's would be: the demo plays in
+    a database of its own beside the default one, says so, and its closing lines name it; the game by hand keeps its
+    mail queued."""
+    env = {key: value for key, value in os.environ.items() if key != "PBEM_DATABASE_URL"}
+    env.update(PBEM_CONFIG=os.devnull, COLUMNS="120", XDG_DATA_HOME=str(tmp_path / "data"), HOME=str(tmp_path))
+    assert pbem_with(env, "db", "upgrade").returncode == 0
+    made = pbem_with(env, "game", "new", "fifth-avenue", "--player", "Ann=ann@example.org",
+                     "--player", "Bob=bob@example.org")
+    assert made.returncode == 0, made.stderr
+    proc = subprocess.run([*demo_command(), "demo", "--players", "2", "--max-turns", "2"], capture_output=True,
+                          text=True, env=env, timeout=WHOLE_RUN)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
+    default, own = tmp_path / "data" / "pbem" / "pbem.sqlite3", tmp_path / "data" / "pbem" / "demo.sqlite3"
+    assert proc.stdout.splitlines()[0] == (
+        f"Your database {default} holds 2 unsent mails of your own games, which the demo's worker would send: "
+        f"the demo plays in a database of its own, {own}.")
+    assert re.findall(r"^turn (\d+): ", proc.stdout, re.M) == ["1", "2"]
+    assert f"Game 1 is in the archive: pbem --db sqlite:///{own} game show 1" in proc.stdout
+    demo_game = json.loads(pbem_with(env, "--db", f"sqlite:///{own}", "game", "show", "1", "--json").stdout)
+    assert {p["email"] for p in demo_game["players"]} == {"ann@demo.test", "bob@demo.test"}
+    by_hand = json.loads(pbem_with(env, "game", "show", "1", "--json").stdout)
+    assert {p["email"] for p in by_hand["players"]} == {"ann@example.org", "bob@example.org"}
+    outbox = json.loads(pbem_with(env, "outbox", "list", "--json").stdout)
+    assert [m["status"] for m in outbox] == ["queued", "queued"]
+    # Again: the demo's own database holds only the demo's mail, so the second demo plays there too, as game 2.
+    again = subprocess.run([*demo_command(), "demo", "--players", "2", "--max-turns", "1"], capture_output=True,
+                           text=True, env=env, timeout=WHOLE_RUN)
+    assert again.returncode == 0, again.stderr
+    assert f"Game 2 is in the archive: pbem --db sqlite:///{own} game show 2" in again.stdout
+
+
 def _reader(stream, lines: queue.Queue[str]) -> None:
     for line in stream:
         lines.put(line.rstrip("\n"))
