@@ -11,6 +11,9 @@ is docs/rules.md D42:
 - it goes on over the game's words (colors, places, businesses, cities, their
   aliases, numbers, small typos of them, filler words) and ends at the first
   other word, or after a word that ends a sentence;
+- an order may start with the auction it is for and a colon ("42W: up to 12
+  gray", "TS: pass"): the game's labels; the command word after the colon is
+  part of it;
 - a small typo of a command word starts one too ("plcae 34W orange", "bdi 5",
   or "pas" alone on its line), so that the parser answers "did you mean place?";
 - it is a command if it holds a game word ("bid brwn 4": a typo, so the parser
@@ -102,7 +105,8 @@ def _keep_words(text: str, left: list[str]) -> None:
 def _command_at(tokens: list[tuple[int, int, str]], i: int, vocabulary: Vocabulary) -> int | None:
     """The end (exclusive) of the command that starts at token ``i``, or None if none starts there."""
     typo = None
-    if _word(tokens[i][2]) not in vocabulary.commands:
+    labelled = tokens[i][2].endswith(":") and _word(tokens[i][2]) in vocabulary.labels  # '42W: up to 12'
+    if _word(tokens[i][2]) not in vocabulary.commands and not labelled:
         typo = vocabulary.mistyped_command(_word(tokens[i][2]))
         if typo is None:
             return None
@@ -110,6 +114,11 @@ def _command_at(tokens: list[tuple[int, int, str]], i: int, vocabulary: Vocabula
         return None  # in the middle of a sentence: "why did Bob bid brown 4"
     meant = 0  # game words (not fillers) after the command word
     j = i + 1
+    if labelled and j < len(tokens) and (_word(tokens[j][2]) in vocabulary.commands
+                                         or vocabulary.mistyped_command(_word(tokens[j][2]))):
+        meant, j = 1, j + 1  # 'TS: pass', '42W: build max': the command word is the label's
+        if _ends_sentence(tokens[j - 1][2]):
+            return j
     if not _ends_sentence(tokens[i][2]):
         while j < len(tokens):
             word = _word(tokens[j][2])

@@ -142,10 +142,30 @@ def test_orders_that_contradict_each_other_are_refused_whole(db_engine) -> None:
     later = [f for f in info.state.frames if f["kind"] == "auctions"][-1]["queue"][-1]
     user = info.email_of(frame["order"][2])
     before_state = info.state.to_json()
-    for body in (f"bid {later} up to 0\nbid {later} up to 5", f"build {later} max; build {later} 1"):
+    running = frame["site"]
+    for body in (f"bid {later} up to 0\nbid {later} up to 5", f"build {later} max; build {later} 1",
+                 f"bid up to 5\nbid {running} up to 8",  # the order that names no auction is for the running one
+                 f"{later}: pass; bid {later} up to 3"):
         before = last_id(db_engine)
         report = processor.handle(mail(body, user, game_id))
         assert report.outcome != "applied"
         assert games.get(game_id).state.to_json() == before_state
         answer = " ".join(since(db_engine, before)[-1].text_body.split())
         assert "contradicts line 1" in answer, answer
+
+
+def test_orders_written_under_their_auctions_as_the_issue_writes_them(db_engine) -> None:
+    """'42W: up to 12 gray; TS: pass; CP: up to 8' in one line of a mail: each order for its auction."""
+    games = GameService(db_engine, mail_domain="example.org")
+    game_id = games.create_game("fifth-avenue", PLAYERS, seed=5)
+    processor = MailCommands(games)
+    frame = to_first_auction(games, game_id)
+    info = games.get(game_id)
+    sites = [frame["site"], *[f for f in info.state.frames if f["kind"] == "auctions"][-1]["queue"]]
+    seat = frame["order"][2]
+    line = "; ".join([f"{sites[0]}: up to 6", *[f"{site}: pass" for site in sites[1:]]])
+    report = processor.handle(mail(f"Hi all,\n{line}\nAnn", info.email_of(seat), game_id))
+    assert report.outcome == "applied", report.lines
+    orders = games.get(game_id).state.orders[str(seat)]
+    assert orders == {sites[0]: {"limit": 6, "color": None},
+                      **{site: {"limit": 0, "color": None} for site in sites[1:]}}

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..errors import InvalidCommandError
 from ..vocabulary import Vocabulary, did_you_mean, did_you_mean_command
-from .board import BLACK, VALUES, Board
+from .board import BLACK, CENTRAL_PARK, VALUES, Board
 
 Counts = tuple[int, int, int]  # how many cards of value 4, 5 and 6
 COMMAND_WORDS = frozenset(
@@ -227,10 +227,12 @@ class PartialMove:
 HELP = (
     "Commands: place <district> <color>; A; B <business> <district> <color>; C <commissioner> <destination>; "
     "D <district>; cards <color> <color>; move <commissioner> <destination>; bid <color> <value>... [black <value>...]; "
-    "bid up to <total> [<color>]; bid cancel; pass; build <n>; stop"
+    "bid up to <total> [<color>]; bid cancel; pass; build <n>; stop; <district>: up to <total> [<color>] (or pass, "
+    "build max, build <n>, stop, cancel)"
 )
 
-_SPLIT = re.compile(r"[\s,+]+")
+_SPLIT = re.compile(r"[\s,+:]+")  # ':' too: '42W: up to 12 gray' is the order 'bid 42W up to 12 gray'
+ORDER_WORDS = frozenset({"up", "pass", "cancel", "build", "stop", "bid"})  # what may follow '42W:' in an order
 
 
 def split_commands(line: str) -> list[str]:
@@ -372,8 +374,10 @@ def vocabulary(boards: tuple[Board, ...]) -> Vocabulary:
             words.update(_tokens(business), [] if " " in business else [business + "s"])
         for alias in board.sixth_plot_aliases:
             words.update(_tokens(alias))
+    labels = {code.lower() for board in boards for code in (*board.district_codes, CENTRAL_PARK)}  # '42W: pass'
     return Vocabulary(commands=COMMAND_WORDS, words=frozenset(words), fillers=frozenset({"a", "b", "c", "d", "building", "to", "in"}),
-                      alone=frozenset({"a", "d", "pass", "stop", "action"}))  # "action" as in "action A"
+                      alone=frozenset({"a", "d", "pass", "stop", "action"}),  # "action" as in "action A"
+                      labels=frozenset(labels))
 
 
 def _place_table(board: Board) -> dict[str, str]:
@@ -389,6 +393,8 @@ def parse_command(board: Board, text: str) -> Action | PartialMove:
     r = _Reader(board, text)
     if not r.more():
         raise r.error("the command is empty")
+    if r.peek() not in COMMAND_WORDS and r.at_place():  # '42W: up to 12 gray; TS: pass' (issue 43)
+        return _parse_labelled_order(r)
     word = r.next("a command")
     if word == "action":
         word = r.next("the action letter")
@@ -471,8 +477,42 @@ def _order_site(r: _Reader) -> str | None:
     return None
 
 
-def _parse_standing_bid(r: _Reader) -> StandingBid | CancelStandingBid:
-    site = _order_site(r)
+def _parse_labelled_order(r: _Reader) -> StandingBid | CancelStandingBid | BuildOrder:
+    """An order written after the auction it is for: '42W: up to 12 gray', 'TS: pass', 'CP: cancel',
+    '42W: build max', '42W: build 2', '42W: stop' (the ':' may be left out)."""
+    site = r.place("an auction's district or CP")
+    word = r.peek()
+    if word not in ORDER_WORDS:
+        raise r.error(f"after '{site}:' write an order for its auction: 'up to <total> [<color>]', 'pass', "
+                      "'cancel', 'build max', 'build <n>' or 'stop'" + (f", not '{word}'" if word else ""))
+    r.i += 1
+    if word == "pass":
+        r.done()
+        return StandingBid(0, None, site)  # a standing pass: 0 bids nothing there
+    if word == "stop":
+        if r.peek() == "building":
+            r.i += 1
+        r.done()
+        return BuildOrder(site, stop=True)
+    if word == "build":
+        tok = r.next("the number of skyscrapers (or 'max')")
+        if tok != "max" and not tok.isdigit():
+            raise r.error(f"'{tok}' is not a number (or 'max')")
+        r.done()
+        return BuildOrder(site, None if tok == "max" else int(tok[:3]))
+    if word == "bid":  # '42W: bid up to 12' says 'bid' twice over; read it as meant
+        word = r.next("'up to'")
+    if word == "cancel":
+        r.done()
+        return CancelStandingBid(site)
+    if word != "up":
+        raise r.error(f"write a standing bid as '{site}: up to <total> [<color>]', for example '{site}: up to 12 gray'")
+    r.i -= 1
+    return _parse_standing_bid(r, site)
+
+
+def _parse_standing_bid(r: _Reader, site: str | None = None) -> StandingBid | CancelStandingBid:
+    site = site or _order_site(r)
     if r.next("'up to'") == "cancel":
         r.done()
         return CancelStandingBid(site)

@@ -281,7 +281,8 @@ COMMAND_HELP: tuple[CommandHelp, ...] = (
         "black cards go with any, and your total must beat the high bid. A standing bid, 'bid up to <total> "
         "[<color>]' (also before your turn, for example 'bid up to 12 gray'): at each of your turns pbem bids "
         f"for you up to that total and passes when it cannot; its cards are {CARD_RULE}. Nobody else sees the "
-        "total; a new one replaces it, 'bid cancel' ends it.",
+        "total; a new one replaces it, 'bid cancel' ends it. For the auctions of a whole set at once, name each "
+        "before its order: '42W: up to 12 gray; TS: pass; CP: up to 8' ('42W: build max' orders the build).",
         "2.6", "auctions", also=("raise", "add")),
     CommandHelp(
         "pass", "pass", "pass", "leave an auction",
@@ -347,8 +348,8 @@ def set_orders(state: State, seat: int) -> list[str]:
             v * n for v, n in zip(VALUES, hand[BLACK]))
         lines.append(f"  {site}: you may bid {' or '.join(colors)}, up to {reach} with black.")
     example = sites[0]
-    lines.append(f"Answer them all at once with orders, one a line or separated by ';', for example: 'bid "
-                 f"{example} up to 12; build {example} max; bid {sites[-1]} up to 0' (0: no bid there). pbem bids "
+    lines.append(f"Answer them all at once with orders, one a line or separated by ';', for example: "
+                 f"'{example}: up to 12; {example}: build max; {sites[-1]}: pass'. pbem bids "
                  "for you at your turns and asks you only where no order of yours answers.")
     return lines
 

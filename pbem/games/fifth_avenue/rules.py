@@ -607,7 +607,7 @@ def auction_set(state: State) -> tuple[str | None, list[str]]:
     sets = [f for f in state.frames if f["kind"] == "auctions"]
     if not sets:
         return None, []
-    running = next((f["site"] for f in state.frames if f["kind"] in ("auction", "build")), None)
+    running = state.running_auction()
     return running, [*([running] if running else []), *sets[-1]["queue"]]
 
 

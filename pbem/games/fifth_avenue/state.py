@@ -76,6 +76,17 @@ class State(GameState):
     def owners(self) -> int:
         return self.players + (1 if self.players == 2 else 0)
 
+    def running_auction(self) -> str | None:
+        """The auction of the set that runs now, or whose winner builds now: what an order that names no
+        auction ('bid up to 12', 'build max') is for. None between auctions and outside a set."""
+        return next((f["site"] for f in self.frames if f["kind"] in ("auction", "build")), None)
+
+    def order_key(self, action: Any) -> tuple[str, str | None] | None:
+        """What an order decides and for which auction, the auction it leaves out read as the one running:
+        'bid up to 5' and 'bid 42W up to 8' while 42W runs are two orders for one decision. None: no order."""
+        key = getattr(action, "order_key", None)
+        return None if key is None else (key[0], key[1] or self.running_auction())
+
     # ------------------------------------------------------------------ game API
     def current_player(self) -> int:
         """Who decides now (TERMINAL once the game is over): read from the frame on top, which the rules push."""

@@ -65,11 +65,12 @@ def named_address(address: str) -> str:
     return repr(address) if _CONTROL.search(address) else address
 
 
-def contradicted(action: Any, seen: dict[Any, int], number: int) -> int | None:
+def contradicted(action: Any, seen: dict[Any, int], number: int, state: Any = None) -> int | None:
     """The earlier line of a mail that ``action`` (its line ``number``) contradicts: an order for the same
-    decision of the same auction (the engine's ``order_key``, issue 43). Otherwise None, and it is noted in
-    ``seen``, which the caller keeps for one mail."""
-    key = getattr(action, "order_key", None)
+    decision of the same auction (the engine's ``order_key``, issue 43; the game ``state`` before the line,
+    when it has ``order_key``, names the auction an order leaves out: 'bid up to 5' then 'bid 42W up to 8'
+    while 42W runs). Otherwise None, and it is noted in ``seen``, which the caller keeps for one mail."""
+    key = state.order_key(action) if hasattr(state, "order_key") else getattr(action, "order_key", None)
     if key is None:
         return None
     if key in seen:

@@ -89,7 +89,7 @@ class MailApplier:
         for number, command in enumerate(commands, start=1):
             try:
                 action = scratch.parse(seat, command)
-                earlier = contradicted(action, ordered, number)
+                earlier = contradicted(action, ordered, number, scratch)
                 if earlier is not None:
                     raise IllegalCommandError(contradiction(command, earlier, commands[earlier - 1]), [])
                 scratch.apply_action(seat, action)

@@ -288,7 +288,7 @@ class GameChanges(GameReader):
             for number, line in enumerate(lines, start=1):
                 try:
                     action = state.parse(seat, line)
-                    earlier = contradicted(action, ordered, number)  # two orders for one decision: which is meant?
+                    earlier = contradicted(action, ordered, number, state)  # two orders for one decision: which is meant?
                     if earlier is not None:
                         raise IllegalCommandError(contradiction(line, earlier, lines[earlier - 1]), [])
                     events = state.apply_action(seat, action)

@@ -82,6 +82,16 @@ def test_most_reachable_counts_the_best_colour_and_every_black_card():
     ("build 42W max", BuildOrder("42W")),
     ("build TS 2", BuildOrder("TS", 2)),
     ("stop 42W", BuildOrder("42W", stop=True)),
+    # The issue's own way: the auction first, a colon, then the order (the colon may be left out).
+    ("42W: up to 12 gray", StandingBid(12, "gray", "42W")),
+    ("TS: pass", StandingBid(0, None, "TS")),
+    ("CP: up to 8", StandingBid(8, None, "CP")),
+    ("cp up to 8 in gray", StandingBid(8, "gray", "CP")),
+    ("42W: bid up to 3", StandingBid(3, None, "42W")),
+    ("CP: cancel", CancelStandingBid("CP")),
+    ("42W: build max", BuildOrder("42W")),
+    ("TS: build 2", BuildOrder("TS", 2)),
+    ("42W: stop building", BuildOrder("42W", stop=True)),
 ])
 def test_standing_bids_read(text, action):
     board = new_game(players=3, seed=1).board
@@ -90,7 +100,8 @@ def test_standing_bids_read(text, action):
 
 
 @pytest.mark.parametrize("text", ["bid up 12", "bid up to twelve", "bid up to 12 black", "build 42W lots",
-                                  "bid up to 12 gray now", "bid up to 123456789"])
+                                  "bid up to 12 gray now", "bid up to 123456789", "42W: lots", "TS: pas",
+                                  "42W: up 12", "42W: build many", "CP: pass now", "TS:"])
 def test_a_standing_bid_misread_is_refused(text):
     with pytest.raises(InvalidCommandError):
         parse_command(new_game(players=3, seed=1).board, text)

@@ -21,6 +21,7 @@ PROSE = [
     "C ya,", "B careful out there", "D'accord, merci", "Bid farewell to 34th Street!", "Bid adieu", "Play nice, everyone",
     "Play on, Bob!", "Play well!", "Choose wisely,", "I'd rather not pass", "Why did Bob bid brown 4 6?",
     "pass thanks", "Pass a message to Cy", "B.", "C.", "Move on", "B, C and D: see you",
+    "CP: I think I'll pass", "TS: nice move", "42W is mine",
 ]
 
 # (line, the commands read from it, what is left of it)
@@ -50,6 +51,12 @@ COMMANDS = [
     ("A.", ["A"], []),
     ("D", ["D"], []),
     ("B boutique 34W orange", ["B boutique 34W orange"], []),
+    # Orders under the auction they are for (issue 43): the label's colon is dropped, its command word kept.
+    ("42W: up to 12 gray; TS: pass; CP: up to 8", ["42W up to 12 gray", "TS pass", "CP up to 8"], []),
+    ("Hi, 42W: build max. Thanks!", ["42W build max"], ["Hi", "Thanks!"]),
+    ("TS: stop", ["TS stop"], []),
+    ("CP: cancel", ["CP cancel"], []),
+    ("TS: pas", ["TS pas"], []),  # a typo after the label: the parser names it
 ]
 
 # Real typos: still commands, so that the parser answers them ("did you mean ...?").
