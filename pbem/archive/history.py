@@ -50,7 +50,7 @@ from ..services.mail_out.delivery import has_auctions
 from ..services.common.deadlines import aware
 from ..services.common.errors import GameNotFound
 from ..services.common.game_info import GameInfo, PlayerInfo
-from ..services.common.holders import Holding, seat_holders
+from ..services.common.holders import TALK, Holding, is_step, seat_holders, step_numbers
 from ..services.table.games import effective_commands
 from ..services.table.robot_names import SHOWN as ROBOTS_SHOWN
 from ..services.table.robot_names import robot_address, robot_name
@@ -71,7 +71,7 @@ from .records import ArchivedHolder, ArchivedPlayer, GameRecord, GameSummary, St
 
 OLD_KEY_SALT = "pbem-archive:"  # the unkeyed keys before migration 0013: only to find legacy hidden rows
 SHOWN, LEFT_OUT = ARCHIVE  # games.archive: whether the site shows the game
-TALK = ("say", "tell", "to_moderator")  # table talk: a line of the page's talk when everybody may read it
+# TALK: table talk, a line of the page's talk when everybody may read it (services.common.holders)
 MODERATOR = "The moderator"
 # An address as people write one in free text; pbem's own checks of an address are stricter (input_checks).
 _ADDRESS = re.compile(r"[\w.!#$%&'*+/=?^`{|}~-]+@[\w-]+(?:\.[\w-]+)+")
@@ -433,11 +433,7 @@ def _shared_seats(s: Session, wanted: list[Any], seats: dict[int, list[Seat]]
         rows.setdefault(event.game_id, []).append(event)
     found = {}
     for game_id, events in rows.items():
-        step, steps = 0, {}
-        for event in events:
-            step += event.seq > 1 and _is_step(event.kind, event.data)
-            steps[event.seq] = step
-        found[game_id] = (seat_holders(events, seats.get(game_id, [])), steps)
+        found[game_id] = (seat_holders(events, seats.get(game_id, [])), step_numbers(events))
     return found
 
 
@@ -456,7 +452,7 @@ def _archived_holders(cast: _Cast, held: list[Holding], steps: dict[int, int]) -
         shown.append(ArchivedHolder(
             name=name, key=key, label=label, first_step=steps.get(holding.first, 0) if holding.first > 1 else 0,
             last_step=None if holding.last is None else steps.get(holding.last, 0), moves=holding.moves,
-            share=holding.moves / moves, hidden=key in cast.hidden_keys))
+            share=holding.moves / moves, hidden=key in cast.hidden_keys, resigned=holding.resigned))
     return tuple(shown)
 
 
@@ -575,7 +571,7 @@ class _Replay:
                 self.scores_before = tuple(state.scores)
             elif event.seq == 1:
                 steps.append(self._step(0, event, state))
-            elif _is_step(event.kind, event.data):
+            elif is_step(event.kind, event.data):
                 number += 1
                 steps.append(self._step(number, event, state))
         return steps
@@ -584,7 +580,7 @@ class _Replay:
         """The number of the last step of the events up to ``seq``."""
         rows = self.s.exec(select(Event.kind, Event.data["readers"].as_json())  # type: ignore[index]
                            .where(Event.game_id == self.game.row.id, Event.seq > 1, Event.seq <= seq)).all()
-        return sum(1 for kind, readers in rows if _is_step(kind, {"readers": readers}))
+        return sum(1 for kind, readers in rows if is_step(kind, {"readers": readers}))
 
     def _after(self, event: Event, state: Any, restored: dict[int, str]) -> Any:
         if event.kind == "command":
@@ -678,11 +674,6 @@ def seen_alone(name: str, secret: str) -> list[str]:
     return told
 
 
-def _is_step(kind: str, data: dict[str, Any] | None) -> bool:
-    """Whether an event after the first is a step of the page: one everybody may read that is not talk."""
-    return (data or {}).get("readers") is None and kind not in TALK
-
-
 # --------------------------------------------------------------------------- the rest of the page
 
 
@@ -715,7 +706,7 @@ def _result_words(game: _Game) -> tuple[str, ...]:
     result = game.state.result
     if not game.summary.finished or not result:
         return ()
-    names = game.cast.seat_names()
+    names = [player.shown() for player in game.summary.players]  # a seat credited to all who played it
     scores: list[int] = result["scores"]
     best = max(scores)
     tied: list[int] = result.get("tied", [])

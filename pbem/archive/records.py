@@ -11,6 +11,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ..services.common.holders import credit
+
 
 @dataclass(frozen=True)
 class ArchivedHolder:
@@ -24,6 +26,7 @@ class ArchivedHolder:
     moves: int  # the seat's commands they played
     share: float  # their part of the seat's commands (what a shared seat's rating counts: docs/rules.md, D47)
     hidden: bool = False
+    resigned: bool = False  # they gave the seat up themselves: a loss in their record and rating (D47)
 
 
 @dataclass(frozen=True)
@@ -62,8 +65,11 @@ class ArchivedPlayer:
 
     def shown(self) -> str:
         """Who held the seat in words: "Bob, then robot (from step 40)"."""
-        return ", then ".join(h.label if not n else f"{h.label} (from step {h.first_step})"
-                              for n, h in enumerate(self.holdings()))
+        return credit((h.label, h.first_step) for h in self.holdings())
+
+    def resigned(self, key: str) -> bool:
+        """Whether the holder ``key`` gave the seat up themselves (``resign``; D47: a loss for them)."""
+        return any(h.resigned for h in self.held_by(key))
 
 
 @dataclass(frozen=True)
@@ -87,7 +93,8 @@ class GameSummary:
 
     @property
     def winners(self) -> tuple[str, ...]:
-        return tuple(p.name for p in self.players if p.winner)
+        """Who won, each seat credited to all who played it ("Zoë, then robot (from step 50)")."""
+        return tuple(p.shown() for p in self.players if p.winner)
 
     def seat_of(self, key: str) -> ArchivedPlayer | None:
         """The seat the player ``key`` held (the one they played the most of, if several)."""

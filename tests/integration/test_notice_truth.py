@@ -1,7 +1,8 @@
 """Issue 47, points 3 and 4: every mail of a whole Fifth Avenue game with a robot named Robo, a seat the moderator
 gives to somebody else and a player who resigns by mail opens with a whole sentence (no 'Robo' cut from 'Robo
 (robot) won ...'), shows no address but the reader's own and the moderator's, and tells a resignation as the
-player's own act."""
+player's own act; the seat is credited "Cy, then robot (from step N)" in the last mails and the archive alike,
+and Cy's resignation counts as a loss in his record and rating, whatever the robot made of the seat (D47)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,10 @@ import re
 
 from sqlmodel import Session, select
 
+from dataclasses import replace
+
+from pbem.archive import history
+from pbem.archive.ratings import player_records, rate
 from pbem.services.mail_in.mail_commands import MailCommands
 from pbem.services.table.robot_seats import RobotPlayers
 from pbem.services.table.service import GameService
@@ -60,3 +65,20 @@ def test_every_mail_of_a_game_opens_with_a_sentence_and_shows_no_other_address(g
     assert not any(re.search(r"moderator gave seat \d to Cy", " ".join(text.split())) for text in later)
     to_bob = [row for row in mails if row.recipient == BOB]
     assert to_bob[-1].text_body.startswith(f"You no longer play in Fifth Avenue #{game_id}: the moderator gave")
+
+    # The seat Cy resigned is credited to both who played it, in the same words and step everywhere.
+    summary = next(found for found in history.summaries(games.engine) if found.id == game_id)
+    seat = summary.players[3]
+    assert [h.label for h in seat.holders] == ["Cy", "robot"] and seat.holders[0].resigned
+    credit = f"Cy, then robot (from step {seat.holders[1].first_step})"
+    assert seat.shown() == credit
+    last = [row for row in mails if row.recipient == ANN][-1]
+    assert credit in " ".join(last.text_body.split()) and credit in " ".join(re.sub("<[^>]+>", "", last.html_body).split())
+    record = history.record(games.engine, game_id)
+    assert any(credit in line for line in record.result)
+    # D47: resigning concedes. Cy played the game and lost it, and is rated as last whatever his seat scored.
+    cy = seat.holders[0].key
+    mine = next(r for r in player_records([summary]) if r.key == cy)
+    assert (mine.played, mine.won, mine.average_score) == (1, 0, None)
+    as_winner = replace(summary, players=tuple(replace(p, winner=p.seat == 3) for p in summary.players))
+    assert rate([summary])[cy] == rate([as_winner])[cy] and rate([summary])[cy][0].mu < 25

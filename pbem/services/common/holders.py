@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Protocol
 
+TALK = ("say", "tell", "to_moderator")  # table talk: not a step of the game's history
 # A robot covering a late player plays under the player's name with this after it: the heuristic robot's
 # words in services.table.robot_names (SHOWN), which the timekeeper puts on the seat.
 COVERING_SUFFIX = " (robot)"
@@ -28,7 +29,7 @@ class Row(Protocol):
     seq: int
     kind: str
     seat: int | None
-    data: dict[str, Any]
+    data: dict[str, Any]  # (an event's ``actor`` is read when it has one: a player who resigned is its address)
 
 
 class Holder(Protocol):
@@ -50,6 +51,7 @@ class Holding:
     last: int | None = None
     moves: int = 0  # the commands they played at the seat (the deadline's and the moderator's for them included)
     covers: str = ""  # for a robot covering a late player: that player's name
+    resigned: bool = False  # they gave the seat up themselves (``resign``: the replacement's actor is their address)
 
     @property
     def is_robot(self) -> bool:
@@ -103,8 +105,8 @@ def seat_holders(rows: Iterable[Row], seats: Iterable[Holder]) -> dict[int, list
     done: dict[int, list[Holding]] = {number: [] for number in now}
     person: dict[int, Holding] = {}  # the player a covering robot stands in for
 
-    def hand_over(seat: int, to: Holding) -> None:
-        held = current[seat]
+    def hand_over(seat: int, to: Holding, resigned: bool = False) -> None:
+        held = replace(current[seat], resigned=True) if resigned else current[seat]
         if held.first < to.first or held.moves:
             done[seat].append(replace(held, last=to.first - 1))
         current[seat] = to
@@ -118,7 +120,9 @@ def seat_holders(rows: Iterable[Row], seats: Iterable[Holder]) -> dict[int, list
             new = data.get("new") or {}
             name = new.get("name", "")
             robot = now[seat].robot if _last_change(ordered, seat, row.seq) else robot_of(name)
-            hand_over(seat, Holding(seat, name, new.get("email", ""), robot, row.seq))
+            old_email = (data.get("old") or {}).get("email")
+            hand_over(seat, Holding(seat, name, new.get("email", ""), robot, row.seq),
+                      resigned=bool(old_email) and getattr(row, "actor", None) == old_email)
             person.pop(seat, None)
         elif row.kind == "robot_cover" and not current[seat].robot:
             person[seat] = current[seat]
@@ -138,10 +142,43 @@ def _last_change(rows: list[Row], seat: int, seq: int) -> bool:
     return not any(r.kind == "replace_player" and (r.data or {}).get("seat") == seat and r.seq > seq for r in rows)
 
 
+def is_step(kind: str, data: dict[str, Any] | None) -> bool:
+    """Whether an event after the first is a step of the game's history (the archive's page numbers them): one
+    everybody may read that is not table talk."""
+    return (data or {}).get("readers") is None and kind not in TALK
+
+
+def step_numbers(rows: Iterable[Row]) -> dict[int, int]:
+    """Each event's step (``rows``: all the game's events): the number of steps up to it, as the archive's game
+    page counts them, so a mail's "from step 50" is the step the page shows."""
+    steps, step = {}, 0
+    for row in sorted(rows, key=lambda r: r.seq):
+        step += row.seq > 1 and is_step(row.kind, row.data)
+        steps[row.seq] = step
+    return steps
+
+
+def credit(labels: Iterable[tuple[str, int]]) -> str:
+    """Who played a seat, in words, from its holders' labels and the step each took it at, oldest first:
+    "Zoë, then robot (from step 50)". Every place that credits a seat says it so (mails, the archive, the CLI)."""
+    return ", then ".join(label if not n else f"{label} (from step {step})"
+                          for n, (label, step) in enumerate(labels))
+
+
+def credited(held: list[Holding], steps: dict[int, int]) -> str:
+    """``credit`` for a seat's holdings (``seat_holders``) and the game's ``step_numbers``: a robot that took the
+    seat over from a person is "robot" after the person's name."""
+    labels = []
+    for before, holding in zip((None, *held), held):
+        took_over = holding.robot and before is not None and not before.robot
+        labels.append(("robot" if took_over else holding.name, steps.get(holding.first, 0)))
+    return credit(labels)
+
+
 def step_holder(holdings: list[Holding], seq: int) -> Holding:
     """Who held the seat at event ``seq``."""
     return next((h for h in reversed(holdings) if h.first <= seq), holdings[0])
 
 
-__all__ = ["COVERING_SUFFIX", "Holding", "covering_name", "names_at", "played_by_robot", "robot_of", "seat_holders",
+__all__ = ["COVERING_SUFFIX", "TALK", "Holding", "covering_name", "credit", "credited", "is_step", "step_numbers", "names_at", "played_by_robot", "robot_of", "seat_holders",
            "step_holder"]

@@ -77,6 +77,12 @@ def player_label(info: GameInfo, seat: int) -> str:
     return next((p.name for p in info.players if p.seat == seat), f"seat {seat + 1}")
 
 
+def credited(info: GameInfo, seat: int) -> str:
+    """Who played the seat, for a result: its player, or all who held it in turn once the game is over and
+    ``info.holders`` is loaded ("Zoë, then robot (from step 50)", services.common.holders.credit)."""
+    return info.holders.get(seat) or player_label(info, seat)
+
+
 def named(names: dict[int, str], text: str) -> str:
     """``text`` with 'player N' replaced by the name of seat N - 1 in ``names``."""
     return re.sub(r"\b[Pp]layer (\d+)\b", lambda m: names.get(int(m.group(1)) - 1, m.group(0)), text)
@@ -207,6 +213,6 @@ def fallback_words(row: Row) -> str:
     return ""
 
 
-__all__ = ["Happening", "Row", "TALK_KINDS", "as_then", "describe", "fallback_words", "happenings", "named", "played_words", "player_label",
+__all__ = ["Happening", "Row", "TALK_KINDS", "as_then", "credited", "describe", "fallback_words", "happenings", "named", "played_words", "player_label",
            "private_lines", "public_events",
            "readable_by", "talk_parts", "with_names"]

@@ -19,7 +19,7 @@ from ...games import get_game
 from ...render.text import bid_text, bid_total, high_bidder, wrap
 from ...words import listing
 from ..common.game_info import GameInfo
-from .chronicle import player_label
+from .chronicle import credited, player_label
 from .delivery import has_auctions
 
 NAME_WIDTH = 20  # a longer name gets a line of its own in the text part's rows ("Bob, then robot" fits)
@@ -79,27 +79,22 @@ def _orders_in_force(info: GameInfo, seat: int) -> str:
     return f"Your orders in force: {'; '.join(parts)}." if parts else ""
 
 
-def _credited(info: GameInfo, seat: int) -> str:
-    """Who played the seat: its player, or all who held it in turn ("Bob, then robot")."""
-    return info.holders.get(seat) or player_label(info, seat)
-
-
 def _final_scores(info: GameInfo, seat: int) -> dict[str, Any] | None:
     result = info.state.result or {}
     scores, winners = result.get("scores"), result.get("winners") or []
     if not scores:
         return None
-    rows = [{"name": _credited(info, s), "number": str(score),
+    rows = [{"name": credited(info, s), "number": str(score),
              "words": ", ".join([*(["winner"] if s in winners else []), *(["you"] if s == seat else [])])}
             for s, score in enumerate(scores)]
     best = max(scores)
-    names = listing([_credited(info, w) for w in winners])
+    names = listing([credited(info, w) for w in winners])
     if len(winners) > 1:
         said = f"{names} share the win with {best} points."
     else:
         tied = [s for s, score in enumerate(scores) if score == best]
         said = f"{names} wins with {best} points" + (
-            f" ({listing([_credited(info, s) for s in tied])} tied; the final scoring below says how the tie "
+            f" ({listing([credited(info, s) for s in tied])} tied; the final scoring below says how the tie "
             "was broken)." if len(tied) > 1 else ".")
     return _block("Final scores", rows, [said])
 

@@ -49,7 +49,7 @@ from ...store.statuses import OutboxStatus
 from ...timespans import format_duration, format_moment
 from ...words import listing, plural
 from . import delivery
-from .chronicle import Happening, describe, happenings, named, player_label, with_names
+from .chronicle import Happening, credited, describe, happenings, named, player_label, with_names
 from .first_screen import answer_block
 from ..common.game_info import GameInfo
 
@@ -327,7 +327,7 @@ class Mailer:
                 if event["kind"] != kind:
                     continue
                 if kind == "game_over":
-                    winners = [player_label(info, w) for w in info.state.result["winners"]]
+                    winners = [credited(info, w) for w in info.state.result["winners"]]
                     return f"Game over: {' and '.join(winners)} {'wins' if len(winners) == 1 else 'share the win'}"
                 text = _TRAILING_DETAIL.sub("", describe(event, info))  # the detail after, never a name's "(robot)"
                 return text[0].upper() + text[1:]

@@ -60,7 +60,7 @@ from .game_reader import GameReader
 from ..mail_out.help_text import first_mail_help
 from ..common.game_info import GameInfo, PlayerInfo, Submission
 from ..common.game_length import length_words
-from ..common.holders import seat_holders
+from ..common.holders import credited, seat_holders, step_numbers
 from ..common.input_checks import checked_address, checked_name, contradicted, contradiction, named_address, seat_with
 from ..common.ledger import AskedDecision
 from ..mail_out.mail_folding import fold_unsent
@@ -651,8 +651,13 @@ def replayed(kind: str, seed: int, settings: dict[str, Any], players: int, comma
 
 
 def _holders_said(s: Session, info: GameInfo) -> dict[int, str]:
-    """Each seat the moderator gave to somebody else during the game, with who held it in order: "Bob, then
-    robot" (a robot covering a late player for a while hands the seat back, and is not named here)."""
-    handed = s.exec(select(Event).where(Event.game_id == info.id, Event.kind == "replace_player")).all()
-    return {seat: ", then ".join(dict.fromkeys("robot" if h.is_robot else h.name for h in held))
-            for seat, held in seat_holders(handed, info.players).items() if len(held) > 1} if handed else {}
+    """Each seat that changed hands during the game (given away, resigned, or covered by a robot for a late
+    player), with who held it in order, as the archive says it: "Zoë, then robot (from step 50)"."""
+    changed = s.exec(select(Event.seq).where(Event.game_id == info.id,
+                                             Event.kind.in_(("replace_player", "robot_cover")))  # type: ignore[attr-defined]
+                     .limit(1)).first()
+    if changed is None:
+        return {}
+    rows = s.exec(select(Event).where(Event.game_id == info.id).order_by(Event.seq)).all()
+    steps = step_numbers(rows)
+    return {seat: credited(held, steps) for seat, held in seat_holders(rows, info.players).items() if len(held) > 1}
