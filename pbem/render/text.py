@@ -228,8 +228,11 @@ def _box_lines(line: str, width: int) -> list[str]:
     if len(line) <= width:
         return [line]
     second = re.search(r"\S\s+(?=\S)", line)
-    hang = " " * (second.end() if second and second.end() <= width // 2 else 2)
-    return textwrap.wrap(line, width=width, subsequent_indent=hang, break_on_hyphens=False) or [line[:width]]
+    # A word is never broken (issue 47: "Zoë Lefèvre-Martinez" read "Lefèvre-Martin" / "ez x1"): the indent
+    # of the lines after the first shrinks until the longest word fits; only a word wider than the box breaks.
+    longest = max((len(word) for word in line.split()[1:]), default=0)
+    indent = min(second.end() if second and second.end() <= width // 2 else 2, max(0, width - longest))
+    return textwrap.wrap(line, width=width, subsequent_indent=" " * indent, break_on_hyphens=False) or [line[:width]]
 
 
 def named_row(lead: str, name: str, rest: str, width: int = NAME, hang: int | None = None) -> str:
@@ -251,13 +254,19 @@ def named_row(lead: str, name: str, rest: str, width: int = NAME, hang: int | No
 def column_heads(lead: int, names: Iterable[str], width: int = NAME) -> str:
     """The heads of a table's columns of ``width`` (each right-aligned and followed by a space, after ``lead``
     columns): a name longer than its column wraps inside it onto the lines below, never cut."""
-    parts = [textwrap.wrap(name, width=width, break_on_hyphens=False) or [""] for name in names]
+    parts = [textwrap.wrap(name, width=width, break_on_hyphens=False, break_long_words=False) or [""]
+             for name in names]
     depth = max((len(p) for p in parts), default=1)
     lines = []
     for i in range(depth):
-        cells = [("%*s " % (width, p[len(p) - depth + i] if i >= depth - len(p) else "")) for p in parts]
-        lines.append((" " * lead + "".join(cells)).rstrip())
-    return "\n".join(lines)
+        cells = [p[len(p) - depth + i] if i >= depth - len(p) else "" for p in parts]
+        # A word wider than its column is never broken (issue 47): it takes a line of its own above the row,
+        # ending where its column ends and reaching left over the columns before it.
+        for column, cell in enumerate(cells):
+            if len(cell) > width:
+                lines.append(cell.rjust(lead + (column + 1) * (width + 1) - 1))
+        lines.append((" " * lead + "".join("%*s " % (width, "" if len(c) > width else c) for c in cells)).rstrip())
+    return "\n".join(line for line in lines if line)
 
 
 def supply_lines(board: Board, supply_row: list[list[str]]) -> list[dict[str, Any]]:

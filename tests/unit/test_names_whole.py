@@ -85,8 +85,8 @@ def test_html_boards_and_the_archives_show_every_name_whole(kind, players, optio
 
 
 def test_the_final_scoring_table_wraps_long_names_in_their_columns():
-    """Fifth Avenue's final table has a column a player: a long name wraps inside its 10 columns (a word longer
-    than that across lines), nothing of it left out."""
+    """Fifth Avenue's final table has a column a player: a long name wraps inside its 10 columns, and a word longer
+    than that is never broken (issue 47): it takes a head line of its own that ends where its column ends."""
     s = list(positions("fifth-avenue", 4, seed=3))[-1]
     names = [LONG_NAME, "Zoë Lefèvre", "Ωμέγα", "Дмитрий"]
     text = render_board("fifth-avenue", s.view(0), players=names)
@@ -94,5 +94,25 @@ def test_the_final_scoring_table_wraps_long_names_in_their_columns():
     head = rows[: next(i for i, row in enumerate(rows) if row.strip().startswith("before final scoring"))]
     assert len(head) > 1 and all(len(line) <= WIDTH for line in head)
     for seat, name in enumerate(names):
-        column = "".join(line.ljust(WIDTH)[24 + 11 * seat: 24 + 11 * seat + 10] for line in head)
-        assert column.replace(" ", "") == name.replace(" ", ""), (name, head)
+        end = 24 + 11 * seat + 10  # where the seat's column ends
+        cells = [line[:end].strip() if line[end - 11] != " " else line[end - 10:end].strip()  # a word of its own
+                 for line in head if len(line) >= end and line[end - 1] != " "]
+        assert " ".join(cells) == name, (name, head)
+
+
+TWENTY = "Zoë Lefèvre-Martinez"  # the name issue 47 found broken mid-word ("Lefèvre-Martin" / "ez x1")
+assert len(TWENTY) == 20
+
+
+@pytest.mark.parametrize("kind,players", [("fifth-avenue", 2), ("fifth-avenue", 3), ("fifth-avenue", 4),
+                                          ("manhattan", 3), ("manhattan", 4)])
+def test_a_twenty_letter_name_is_never_broken_inside_a_word(kind, players):
+    """Every text board, every viewer: each word of the name is whole wherever the name is, within 72 columns
+    (the mails' text width, under the 80 of a terminal); the boxes of the map hang its lines less to fit it."""
+    names = ["Bob", TWENTY, "Cy", "Dee"][:players]
+    for s in positions(kind, players, seed=players + 4):
+        for viewer in (*range(players), None):
+            text = render_board(kind, s.view(viewer), players=names)
+            assert all(len(line) <= WIDTH for line in text.splitlines())
+            for piece in re.findall(r"\S*(?:Lef|Mart|tinez)\S*", text):
+                assert piece.strip("|,.:;()") in ("Lefèvre-Martinez", "Lefèvre-Martinez's"), (piece, text)
