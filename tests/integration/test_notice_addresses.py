@@ -86,6 +86,10 @@ def test_every_notice_kind_opens_with_a_sentence_and_shows_no_other_address(data
         assert not shown, (row.recipient, row.subject, shown)
     said = {row.recipient: " ".join(r.text_body for r in mails if r.recipient == row.recipient) for row in mails}
     assert "You watch game" in said[WAT]
+    for row in (row for row in mails if row.recipient == WAT):  # wrapped as every mail, the standings first
+        assert all(len(line) <= 72 for line in row.text_body.splitlines()), row.text_body
+        body = row.text_body
+        assert body.index("Scores: ") < body.index("What happened:") < body.index("Board:"), body
     assert "Reminder:" in said[CY] and "Late:" in said[CY]
     assert any(row.text_body.startswith("Your daily mail") for row in mails if row.recipient in (BOB, DEE))
     assert any("Dee" in said[who] for who in (ANN, DEE))

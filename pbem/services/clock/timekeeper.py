@@ -432,6 +432,8 @@ class Timekeeper:
                 after = min(w.told_seq for w in watchers)
                 rows = s.exec(select(Event).where(Event.game_id == game_id, Event.seq > after).order_by(Event.seq)).all()
                 over = game.status not in (GameStatus.ACTIVE, GameStatus.PAUSED)
+                if info.over:
+                    self.games.recent(s, info)  # the final scores credit a seat to all who played it
                 for watcher in watchers:
                     mail = watcher_mail(info, watcher.email, rows, watcher.told_seq, self.games.new_message_id, now,
                                         self.games.mail_domain)

@@ -13,9 +13,10 @@ from typing import Any, Callable, Iterable
 
 from ... import render
 from ...store.models import OutboxMail
-from ...words import plural
+from ...render.text import wrap
+from ...words import listing, plural
 from ..common.game_info import GameInfo
-from .chronicle import TALK_KINDS, happenings
+from .chronicle import TALK_KINDS, credited, happenings, player_label
 from .notices import game_subject, plain_mail, sender_name, thread_root
 
 
@@ -23,6 +24,18 @@ def public_rows(rows: Iterable[Any]) -> list[Any]:
     """The events anybody may read: not talk, not an event with readers of its own. (The private lines of a
     command are told only to a reader whose seat they name: a watcher has none.)"""
     return [row for row in rows if row.kind not in TALK_KINDS and not (row.data or {}).get("readers")]
+
+
+def standings(info: GameInfo) -> str:
+    """The game as it stands, in a sentence: the scores, best first, and who won or whom the game waits for."""
+    scores = sorted(((info.state.scores[p.seat], p.seat) for p in info.players), key=lambda x: -x[0])
+    said = "Scores: " + ", ".join(f"{credited(info, seat)} {score}" for score, seat in scores) + "."
+    if info.over:
+        winners = [credited(info, seat) for seat in (info.state.result or {}).get("winners", [])]
+        return (f"The game is over: {listing(winners)} {'wins' if len(winners) == 1 else 'share the win'}. "
+                + said)
+    due = info.state.current_player() if info.to_act else None  # (to_act holds addresses: never in a mail)
+    return said + (f" Waiting for {player_label(info, due)}." if due is not None else "")
 
 
 def watcher_mail(info: GameInfo, email: str, rows: Iterable[Any], after: int, msgid: Callable[[], str],
@@ -33,19 +46,20 @@ def watcher_mail(info: GameInfo, email: str, rows: Iterable[Any], after: int, ms
     if not happened:
         return None
     names = [p.name for p in sorted(info.players, key=lambda p: p.seat)]
-    lines = [f"You watch game {info.id} ({info.title}): {plural(len(happened), 'thing')} happened since your last "
-             "mail. You see what everybody sees, never a hand.", ""]
+    # The standings first (issue 47): what a watcher opens the mail for, then what led there; every paragraph
+    # wrapped at the 72 columns of every mail's text part, as plain_mail wraps its own.
+    lines = [wrap(f"You watch game {info.id} ({info.title}): {plural(len(happened), 'thing')} happened since "
+                  "your last mail. You see what everybody sees, never a hand."), "", wrap(standings(info)), "",
+             "What happened:"]
     for item in happened:
-        lines.append(f"- {item.headline}")
-        lines += [f"    {detail}" for detail in item.details]
-    status = "The game is over." if info.over else ""
-    lines += ["", *([status, ""] if status else []), "Board:", render.board(info.kind, info.state.view(None),
-                                                                          players=names).rstrip(),
-              "", f"To stop these mails, send a mail with the line 'unwatch {info.id}'."]
+        lines.append(wrap(item.headline, indent="- ", hang="  "))
+        lines += [wrap(detail, indent="    ", hang="    ") for detail in item.details]
+    lines += ["", "Board:", render.board(info.kind, info.state.view(None), players=names).rstrip(),
+              "", wrap(f"To stop these mails, send a mail with the line 'unwatch {info.id}'.")]
     mail = plain_mail(email, game_subject(info), lines, msgid, now, game_id=info.id, tagged=False, verbatim=True,
                       headers={"References": thread_root(info, domain)})
     mail.headers = {**mail.headers, "From-Name": sender_name(info)}
     return mail
 
 
-__all__ = ["public_rows", "watcher_mail"]
+__all__ = ["public_rows", "standings", "watcher_mail"]
