@@ -4,6 +4,11 @@
 #
 #   bash tests/load-check.sh suite [RUNS]     the README's test command (python -m pytest), RUNS times (2)
 #   bash tests/load-check.sh modules [RUNS]   the flood, storm and worker modules, RUNS times each (20)
+#   bash tests/load-check.sh modules RUNS MODULE...   only these test modules, RUNS times each
+#
+# The modules take long under load (one round of all seven: 25-30 minutes beside other work on 2 CPUs), so two
+# clones may share the rounds: one runs the flood and storm modules, the other the worker modules, one of them
+# with burners (BURNERS=0 for the other keeps the load the same).
 #
 # Run it from the repository's root with the test environment active (the README's second command sets it up).
 # BURNERS (default: one per CPU, every core kept busy) busy loops run at the tests' own priority. Each run's
@@ -22,7 +27,7 @@ esac
 burners="${BURNERS:-$(nproc)}"
 [[ "$burners" =~ ^[0-9]+$ ]] || { echo "error: BURNERS must be a whole number, not '$burners'" >&2; exit 1; }
 
-MODULES=(
+DEFAULT_MODULES=(
     tests/e2e/test_floods.py
     tests/e2e/test_storm.py
     tests/e2e/test_worker_mail.py
@@ -31,6 +36,16 @@ MODULES=(
     tests/e2e/test_worker_database_away.py
     tests/integration/test_worker_process.py
 )
+MODULES=("${DEFAULT_MODULES[@]}")
+if [ "$what" = modules ] && [ "$#" -gt 2 ]; then
+    MODULES=("${@:3}")
+    for module in "${MODULES[@]}"; do
+        [ -f "$module" ] || { echo "error: no test module $module" >&2; exit 1; }
+    done
+elif [ "$#" -gt 2 ]; then
+    echo "error: only 'modules' takes test modules after RUNS" >&2
+    exit 1
+fi
 
 logs="test-artifacts/load-check/$(date -u +%Y%m%d-%H%M%S)-$what"
 mkdir -p "$logs"
