@@ -20,6 +20,10 @@ from .report import SUBJECT
 
 INFO_WORDS = ("help", "board", "hand", "legal", "history")
 AWAY = re.compile(r"^away\s+(?:from\s+)?(\d{4}-\d{1,2}-\d{1,2})\s*(?:to|until|-|–)\s*(\d{4}-\d{1,2}-\d{1,2})\.?$", re.I)
+# Words of a mail read for commands; the lines after them are listed as prose, unread. A command is read word by
+# word against the game's words, some microseconds a word: one line of 330,000 'A,' (1 MB) cost 1.5 s of CPU, more
+# than the second one mail may cost (issue 41). 2,000 lines of commands and talk hold some 50,000 words.
+MAX_WORDS_READ = 100_000
 # A player's settings by mail, each with what it may be set to.
 SETTINGS = {
     "mail": "'mail turns' (a mail when you must decide, the default), 'mail all' or 'mail digest'",
@@ -107,22 +111,30 @@ class SortedLines:
     talks: list[tuple[str, str]] = field(default_factory=list)  # (say or moderator, the text)
 
 
-def sort_lines(lines: list[str], vocabulary: Vocabulary) -> SortedLines:
-    """Each line of a player's own text (secret words taken out) sorted by what it asks for."""
+def sort_lines(lines: list[str], vocabulary: Vocabulary, most: int | None = None) -> SortedLines:
+    """Each line of a player's own text (secret words taken out) sorted by what it asks for. With ``most``, no
+    more commands than that are read (the rest of their line is left unread): a mail of more is refused anyway."""
     rest, talks = talk_blocks(lines)
+    commands = 0
     found = SortedLines(talks=talks)
     courtesy = courtesy_lines(rest)
+    words = 0
     for at, line in enumerate(rest):
-        first = line.split()[0].lower().rstrip(":,.")
-        if first in INFO_WORDS and len(line.split()) == 1:
+        split = line.split()
+        words += len(split)
+        first = split[0].lower().rstrip(":,.")
+        if words > MAX_WORDS_READ:
+            found.ignored.append(line)  # not read: too many words before it, or in it
+        elif first in INFO_WORDS and len(split) == 1:
             if first not in found.asked:  # answered once, however often it is asked: no reply grows with the mail
                 found.asked.append(first)
         elif first == "away":
             found.away.append(line)
-        elif first in SETTINGS and len(line.split()) == 2:
+        elif first in SETTINGS and len(split) == 2:
             found.settings.append(line)
-        elif (reading := read_line(line, vocabulary)).commands:
+        elif (reading := read_line(line, vocabulary, None if most is None else max(most - commands, 0))).commands:
             found.readings.append(reading)
+            commands += len(reading.commands)
         elif at in courtesy:
             found.courtesy.append(line)  # 'Hi all,', 'Cheers,', 'Ann'
         else:
@@ -154,5 +166,5 @@ def without_our_text(msg: EmailMessage, read: MailText, kind: str, sent: list[tu
     return extract_text(msg, pasted=lambda lines: ours.pasted(lines, sent_by_players))
 
 
-__all__ = ["AWAY", "INFO_WORDS", "SETTINGS", "SortedLines", "game_lines", "parse_away", "setting", "sort_lines",
+__all__ = ["AWAY", "INFO_WORDS", "MAX_WORDS_READ", "SETTINGS", "SortedLines", "game_lines", "parse_away", "setting", "sort_lines",
            "split_secret_lines", "subject_commands", "talk_blocks", "without_our_text"]

@@ -209,7 +209,7 @@ class MailCommands:
         if not self.finder.proven(msg, report, info, given):
             return
         vocabulary = get_game(info.kind).VOCABULARY
-        found = sort_lines(raw_lines, vocabulary)
+        found = sort_lines(raw_lines, vocabulary, most=MAX_COMMANDS + 1)  # one more tells that there are too many
         if found.courtesy and not (found.readings or found.asked or found.ignored or found.away or found.settings
                                    or found.talks):
             # The mail's only lines: 'Yes.', 'Agreed', 'Confused!' were meant for somebody, so the answer shows
@@ -227,7 +227,7 @@ class MailCommands:
         if len(commands) + len(away) > MAX_COMMANDS:
             report.outcome = "rejected"
             self.replies.reply(report, [wrap(
-                f"Your mail has {len(commands) + len(away)} command lines; one mail may have at most {MAX_COMMANDS}. "
+                f"Your mail has more than {MAX_COMMANDS} command lines; one mail may have at most {MAX_COMMANDS}. "
                 "Nothing in it was applied. Send the commands of your turn only (several on a line, separated by "
                 "';', also work)."), "", *self.replies.answer("legal", info, report)])
             return

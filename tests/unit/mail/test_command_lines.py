@@ -124,3 +124,20 @@ def test_own_subject_drops_prefixes_our_subject_and_tags() -> None:
     assert own_subject("pass", []) == "pass"
     # a reply to a mail whose subject we do not know: its words may be ours, so none is the player's
     assert own_subject("Re: [Fifth Avenue #3] your turn: bid or pass (decision 4)", ours) == ""
+
+
+def test_reading_stops_at_the_most_commands_asked_for_and_leaves_the_rest() -> None:
+    # Issue 41: a mail of more commands than it may have is refused whatever they are, so they are not all read.
+    reading = read_line("pass; " * 5 + "bid brown 4", FIFTH_AVENUE, most=3)
+    assert reading.commands == ["pass"] * 3
+    assert reading.left == ["pass; pass; bid brown 4"]
+    assert read_line("pass, " * 5, FIFTH_AVENUE, most=2).commands == ["pass", "pass"]
+
+
+def test_a_mail_is_read_for_commands_up_to_its_word_budget() -> None:
+    from pbem.services.mail_in.lines import MAX_WORDS_READ, sort_lines
+
+    long = "A, " * (MAX_WORDS_READ + 1)  # one line of too many words: listed, never read word by word
+    found = sort_lines(["bid brown 4", long, "pass"], FIFTH_AVENUE)
+    assert [r.commands for r in found.readings] == [["bid brown 4"]]
+    assert found.ignored == [long, "pass"]  # the budget is the mail's: what comes after is not read either
