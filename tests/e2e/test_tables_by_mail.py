@@ -83,10 +83,11 @@ def test_strangers_start_a_game_by_mail_watch_it_and_resign(dovecot, smtp_server
         secrets[player.email] = re.search(r"secret ([a-z]+-[a-z]+)", " ".join(text_of(first).split())).group(1)
         assert secrets[player.email] == player.secret
 
-    # An observer: Dee watches game 1; the players are told who watches.
-    mail_in(new_mail(DEE, "watch 1"), "signup")
+    # An observer: Dee watches game 1, by the name she chose; the players read of her in their next game mail.
+    before = {p: len(inbox(dovecot, user(p))) for p in (ANN, BOB, CY)}
+    mail_in(new_mail(DEE, "watch 1 as Dee"), "signup")
     confirm(DEE)
-    assert all(any("Dee now watches game 1" in text_of(m) for m in inbox(dovecot, user(p))) for p in (ANN, BOB, CY))
+    assert {p: len(inbox(dovecot, user(p))) for p in (ANN, BOB, CY)} == before  # no mail of its own
 
     def play(moves: int) -> None:
         for _ in range(moves):
@@ -102,6 +103,8 @@ def test_strangers_start_a_game_by_mail_watch_it_and_resign(dovecot, smtp_server
             mail_in(reply_like_a_client(request, email, f"secret {secrets[email]}\n{command}"), "applied")
 
     play(6)
+    assert all(any("Dee now watches the game" in " ".join(text_of(m).split()) for m in inbox(dovecot, user(p)))
+               for p in (ANN, BOB, CY))
     clock.now += timedelta(days=1, minutes=1)  # Dee's day is over: the worker's pass mails the public side
     worker.run_once()
     watched = [m for m in inbox(dovecot, "dee") if str(m["Subject"]).startswith("[Fifth Avenue #1]")]

@@ -113,27 +113,33 @@ def test_a_code_that_clashes_is_drawn_again(games, monkeypatch) -> None:
     assert (last_code(games, ANN), last_code(games, BOB)) == ("apple-pear", "plum-fig")
 
 
-def test_players_hear_of_new_watchers_once_a_day(games, clock) -> None:
+def test_players_hear_of_watchers_in_their_next_game_mail_by_the_name_they_chose(games, clock) -> None:
     """The loop of the issue: watch, unwatch, watch again, by an address that has its codes, mailed every player
-    once per mail. Now the players hear of new watchers at most once a day, all of them in one mail."""
+    once per mail. Issue 47: no mail of its own at all; the players read of a watcher in their next game mail,
+    by the name the watcher chose ('watch N as NAME'), once a game for an address; the watchers do not."""
     service = signup(games)
     game_id = games.create_game("fifth-avenue", [("Ann", ANN), ("Bob", BOB)], secret_words=True)
 
-    def told() -> list[OutboxMail]:
-        return [m for m in outbox(games, ANN) if "now watch" in m.text_body]
+    def told(to: str) -> list[OutboxMail]:
+        return [m for m in outbox(games, to) if "now watches" in m.text_body]
 
-    confirmed(service, games, DEE, f"watch {game_id}")
-    assert len(told()) == 1 and "Dee now watches game 1" in told()[0].text_body
+    answer = run(service, DEE, f"watch {game_id} as Dee Lights")
+    assert "the players hear that Dee Lights watches" in " ".join(outbox(games, DEE)[-1].text_body.split()), answer
+    run(service, DEE, f"confirm {last_code(games, DEE)}")
     for _ in range(5):
         confirmed(service, games, DEE, f"unwatch {game_id}")
-        confirmed(service, games, DEE, f"watch {game_id}")
+        confirmed(service, games, DEE, f"watch {game_id} as Dee Lights")
     confirmed(service, games, "eve@example.org", f"watch {game_id}")
-    assert len(told()) == 1  # within the day: nothing more
+    assert told(ANN) == [] and told(BOB) == []  # no mail of its own
+    info = games.get(game_id)
+    games.submit(game_id, ANN, info.state.legal_commands()[0])
+    for player in (ANN, BOB):
+        said = " ".join(" ".join(m.text_body.split()) for m in told(player))
+        assert said.count("Dee Lights now watches the game") == 1, said
+        assert said.count("A watcher now watches the game") == 1 and "dee@" not in said and "eve@" not in said
     clock.now += timedelta(days=1, minutes=1)
-    Timekeeper(games).check()  # the watchers' daily mails: and the players hear of the new ones, together
-    assert len(told()) == 2 and "Dee and Eve now watch game 1" in told()[1].text_body
-    Timekeeper(games).check()
-    assert len(told()) == 2
+    Timekeeper(games).check()  # the watchers' daily mails tell the game, not who watches it
+    assert not any("now watches" in m.text_body for m in outbox(games, DEE) + outbox(games, "eve@example.org"))
 
 
 # --------------------------------------------------------------------------- point 2: names

@@ -52,7 +52,6 @@ from ..common.deadlines import (CHECK_MARK, CLOCKS_MARK, DIGEST_EVERY, LATE_NOTI
 from ..common.ledger import MailLedger
 from ..table.idle_tables import close_idle_tables, idle_tables
 from ..table.service import GameService
-from ..table.watch_news import announce_watchers
 from ..common.errors import CommandRejected, DecisionMoved, GameNotActive
 from ..common.game_info import GameInfo
 
@@ -445,8 +444,6 @@ class Timekeeper:
                         continue
                     watcher.told_seq, watcher.due_at = info.last_seq, now + DIGEST_EVERY
                     s.add(watcher)
-                if not over:  # watchers that began since the players last heard of some (at most once a day)
-                    announce_watchers(s, self.games, game_id)
                 uow.commit()
 
     def _idle_tables(self, report: TimekeeperReport) -> None:

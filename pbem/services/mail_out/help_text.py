@@ -64,7 +64,8 @@ SIGNUP_HELP = (
     ("start 3 with robots",
      "The opener starts table 3 now, robots in its free seats ('with robots' may be left out). A table starts "
      "by itself when its seats are full; every player then gets the game's first mail."),
-    ("watch 12", "You get what everybody sees of game 12, never a hand, once a day ('unwatch 12' stops it)."),
+    ("watch 12 as Dee", "You get what everybody sees of game 12, never a hand, once a day ('unwatch 12' stops "
+     "it); its players read that Dee watches in their next game mail."),
     ("resign 12", "You leave game 12 for good: a robot plays your seat from then on, and everybody is told."),
     ("confirm CODE",
      "A line that changes what you have (new, join, watch, unwatch, start, the opener's leave, a resign without "

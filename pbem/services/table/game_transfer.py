@@ -49,8 +49,8 @@ EXPORT_VERSION = 1
 MAX_IMPORT_BYTES = 10 * 1024 * 1024  # an export of a long game is well under 1 MB
 MAX_DEPTH = 32  # levels of nesting; an export has about 6
 EVENT_KINDS = ("created", "command", "undo", "replace_player", "pause", "resume", "abort", "set", "say", "tell",
-               "to_moderator", "away", "robot_cover")
-READERS = ("say", "tell", "to_moderator")  # kinds whose data["readers"] names the seats that may read them
+               "to_moderator", "away", "robot_cover", "watch")
+READERS = ("say", "tell", "to_moderator", "watch")  # kinds whose data["readers"] names the seats that may read them
 VARIANTS = ("standard", "back-side")
 EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
 CLOCK_SKEW = timedelta(days=1)  # a time this far after now is still taken (another machine's clock)

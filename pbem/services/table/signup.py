@@ -25,7 +25,7 @@ from sqlalchemy import delete, func
 from sqlmodel import Session, select
 
 from ...games import get_game
-from ...store.models import Game, OutboxMail, Seat, SignupRequest, SignupSeat, SignupTable, Watcher
+from ...store.models import Event, Game, OutboxMail, Seat, SignupRequest, SignupSeat, SignupTable, Watcher
 from ...store.uow import UnitOfWork
 from ...words import cut as quoted, listing, plural
 from ..common.deadlines import aware
@@ -37,7 +37,6 @@ from .games import new_secret_word
 from .player_names import same_name
 from .signup_checks import CLOSED, DAY, OPEN, STARTED, WAITING, SignupChecks, SignupRefused
 from .signup_words import SignupLine, TableInfo, code_hash, name_of, table_words
-from .watch_news import announce_watchers
 
 CODE_DAYS = 2  # an unconfirmed request expires after this
 MAX_WAITING = 3  # requests of one address waiting for their code: a forger makes pbem mail a victim no more codes
@@ -115,7 +114,10 @@ class Signup(SignupChecks):
     def _watch_line(self, uow: UnitOfWork, s: Session, email: str, line: SignupLine, secrets: list[str],
                     result: SignupResult) -> str:
         self._watchable(s, email, line.number or 0, line.line)
-        return self._request(s, email, "watch", {"game": line.number}, line, result, f"watch game {line.number}")
+        named = f" as {line.name}: the players hear that {line.name} watches" if line.name else \
+            ": the players hear that a watcher follows the game (add 'as NAME' to be named)"
+        return self._request(s, email, "watch", {"game": line.number, **({"name": line.name} if line.name else {})},
+                             line, result, f"watch game {line.number}{named}")
 
     def _unwatch_line(self, uow: UnitOfWork, s: Session, email: str, line: SignupLine, secrets: list[str],
                       result: SignupResult) -> str:
@@ -206,10 +208,24 @@ class Signup(SignupChecks):
         game_id = int(data["game"])
         self._watchable(s, email, game_id, line)
         now = self.games.clock()
-        s.add(Watcher(game_id=game_id, email=email, since=now, told_seq=self.games.last_seq(s, game_id),
-                      due_at=now + DAY))
-        s.flush()
-        result.mails += announce_watchers(s, self.games, game_id)  # at most once a day: the others wait for it
+        seq = self.games.last_seq(s, game_id)
+        s.add(Watcher(game_id=game_id, email=email, since=now, told_seq=seq, due_at=now + DAY, announced_at=now))
+        # The players hear of it in their next game mail, by the name the watcher chose (issue 47): an event for
+        # every seat (not for watchers, not a step of the archive's public page), never a mail of its own.
+        # An address is told of once a game: watching, stopping and watching again fills no mail (the event's
+        # actor is the watcher's address, which no reader sees).
+        told = s.exec(select(Event.id).where(Event.game_id == game_id, Event.kind == "watch",
+                                             Event.actor == email).limit(1)).first()
+        if told is None:
+            seats = sorted(s.exec(select(Seat.seat).where(Seat.game_id == game_id)).all())
+            who = data.get("name") or "A watcher"
+            s.add(Event(game_id=game_id, seq=seq + 1, actor=email, kind="watch", text=who, source="mail",
+                        created_at=now, data={"readers": seats, "words": f"{who} now watches the game: watchers "
+                                              "are mailed what everybody sees (never a hand), once a day."}))
+        game = s.get(Game, game_id)
+        if game is not None:
+            game.updated_at = now
+            s.add(game)
         return f"you watch game {game_id}: once a day a mail with what everybody sees, until you send 'unwatch {game_id}'"
 
     def _confirmed_unwatch(self, uow: UnitOfWork, s: Session, email: str, data: dict[str, Any], line: str,

@@ -1,5 +1,5 @@
 """The lines of a signup mail (docs/signup.md): ``games``, ``new KIND [players N] [side back] [deadline 2d]``,
-``join N [as NAME]``, ``leave N``, ``start [N] [with robots]``, ``watch N``, ``unwatch N``, ``resign N`` and
+``join N [as NAME]``, ``leave N``, ``start [N] [with robots]``, ``watch N [as NAME]``, ``unwatch N``, ``resign N`` and
 ``confirm CODE``, read into ``SignupLine``; ``SignupLineError`` says what is wrong with a line that starts with
 one of these words and what to send instead; and the few words about a table every side says alike (its
 description, a player's name when they gave none, a code's hash, a table as listed). Pure: nothing here looks
@@ -174,8 +174,9 @@ def read_signup_line(line: str) -> SignupLine | None:
         return SignupLine(line, "start", number=number, robots=robots)
     what = "table" if word in ("join", "leave") else "game"
     number = _number(words[1] if len(words) > 1 else None, what, f"{word} 3")
-    if word == "join":
-        return SignupLine(line, "join", number=number, name=_as_name(words[2:], f"join {number} as Ann"))
+    if word in ("join", "watch"):  # a watcher's name is how the players hear of them (never their address)
+        return SignupLine(line, word, number=number,
+                          name=_as_name(words[2:], f"{word} {number} as {'Ann' if word == 'join' else 'Wat'}"))
     if len(words) > 2:
         raise SignupLineError(f"'{cut(word)}' takes the number of a {what} alone", f"{word} {number}")
     return SignupLine(line, word, number=number)
