@@ -38,7 +38,11 @@ def test_orders_bid_for_their_players_and_their_limits_stay_theirs(db_engine) ->
     assert report.outcome == "applied", report.lines
     made = since(db_engine, before)
     assert "bid up to 9" in next(m for m in made if m.recipient == third).text_body
-    assert not [m for m in made if m.recipient != third and "up to" in m.text_body]
+    assert not [m for m in made if m.recipient != third and "up to 9" in m.text_body]
+    # Given ahead of its turn it changed nothing anybody sees: a receipt for its player, no mail for the others
+    # (the first bidder still has the mail that asks them).
+    (receipt,) = made
+    assert receipt.headers.get("X-Pbem-Receipt") and "Your orders in force:" in receipt.text_body
 
     # The first bidder orders in turn: the order opens for them at once, and their answer says so.
     before = last_id(db_engine)
@@ -48,7 +52,9 @@ def test_orders_bid_for_their_players_and_their_limits_stay_theirs(db_engine) ->
     own = " ".join(next(m for m in made if m.recipient == first).text_body.split())
     assert "Your standing bid in" in own and "it is good up to 12" in own, own
     told = " ".join(next(m for m in made if m.recipient == second).text_body.split())
-    assert "bid orange 4 (total 4)" in told and "up to" not in told
+    # Another's order never shows: not as a command, not as what it is good for (the set's own lines are the
+    # reader's: what they may bid, and an example).
+    assert "bid orange 4 (total 4)" in told and "bid up to" not in told and "good up to" not in told
 
     # A bad order changes nothing and names the most the player can reach.
     state_before = games.get(game_id).state.to_json()
@@ -70,11 +76,12 @@ def test_orders_bid_for_their_players_and_their_limits_stay_theirs(db_engine) ->
         asked += 1
     assert asked >= 1
     everything = since(db_engine, start)
-    for mail_row in everything:
+    for mail_row in everything:  # an order shows as its command or as what it is good up to, to its player alone
+        body = " ".join(mail_row.text_body.split())
         if mail_row.recipient != third:
-            assert "up to 9" not in mail_row.text_body
+            assert "bid up to 9" not in body and "good up to 9" not in body
         if mail_row.recipient != first:
-            assert "up to 12" not in mail_row.text_body
+            assert "bid up to 12" not in body and "good up to 12" not in body
     assert frame["site"] not in str(games.get(game_id).state.orders)  # the orders ended with their auction
 
 
@@ -101,6 +108,7 @@ def test_a_player_who_gave_orders_is_mailed_for_the_next_set_at_once(db_engine) 
                 f["kind"] == "auctions" for f in state.frames):
             break
     made = since(db_engine, before)
+    mover = games.get(game_id).email_of(state.current_player())
     sites = [f for f in after.frames if f["kind"] == "auctions"][-1]["queue"]
     running = after.frames[-1].get("site")
     to_user = [m for m in made if m.recipient == user]
@@ -109,8 +117,10 @@ def test_a_player_who_gave_orders_is_mailed_for_the_next_set_at_once(db_engine) 
         text = " ".join(asked.text_body.split())
         assert text.startswith("Auctions begin: send your orders"), text[:200]
         assert "The auctions of this set, in their order:" in text and "you may bid" in text
-    others = {m.recipient for m in made if "The auctions of this set" in m.text_body}
-    assert others <= {user}  # nobody who never gave an order is asked for orders
+    # Nobody who never gave an order gets a mail they would not have got: the mover's answer and the first
+    # bidder's call to bid (one mail when they are one player) carry the set.
+    assert {m.recipient for m in made} - {user} <= {mover, games.get(game_id).email_of(after.current_player())}
+    assert all("The auctions of this set, in their order:" in m.text_body for m in made)
     # One mail of orders for every auction of the set: the user is not asked again in it by their bids.
     lines = [f"bid {site} up to 0" for site in [running, *sites] if site]
     report = processor.handle(mail("\n".join(lines), user, game_id))
@@ -169,3 +179,36 @@ def test_orders_written_under_their_auctions_as_the_issue_writes_them(db_engine)
     orders = games.get(game_id).state.orders[str(seat)]
     assert orders == {sites[0]: {"limit": 6, "color": None},
                       **{site: {"limit": 0, "color": None} for site in sites[1:]}}
+
+
+def test_every_bidder_reads_the_set_in_a_mail_they_get_anyway(db_engine) -> None:
+    """Point 3 without a mail more (point 8): when a set begins in a game where nobody has given orders, the
+    trigger's answer and the first bidder's call to bid show the whole set and how to answer it with orders;
+    nobody else is mailed; every other bidder reads the set in their first call to bid of it, and only there."""
+    games = GameService(db_engine, mail_domain="example.org")
+    game_id = games.create_game("fifth-avenue", PLAYERS, seed=5)
+    rng = Rng(5)
+    while True:
+        state = games.get(game_id).state
+        before = last_id(db_engine)
+        mover = games.get(game_id).email_of(state.current_player())
+        games.submit(game_id, mover, str(choose(state.legal_actions(), rng, "by-kind")))
+        after = games.get(game_id).state
+        if any(f["kind"] == "auctions" for f in after.frames):
+            break
+    info = games.get(game_id)
+    made = since(db_engine, before)
+    assert {m.recipient for m in made} <= {mover, info.email_of(after.current_player())}
+    assert made and all("The auctions of this set, in their order:" in m.text_body for m in made)
+    first = after.frames[-1]["site"]
+    called: set[int] = set()
+    while (state := games.get(game_id).state).frames[-1].get("site") == first \
+            and state.frames[-1]["kind"] == "auction":
+        seat = state.current_player()
+        text = asking(db_engine, info.email_of(seat)).text_body
+        assert ("The auctions of this set, in their order:" in text) == (seat not in called), (seat, called)
+        called.add(seat)
+        before = last_id(db_engine)
+        games.submit(game_id, info.email_of(seat), next((c for c in state.legal_commands() if c.startswith("bid")),
+                                                          "pass"))
+    assert len(called) >= 2

@@ -59,7 +59,7 @@ class State(GameState):
     # only their own; an auction's orders end with it, and every order with its auction set.
     orders: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     # Seats that have given an order in this game: they are mailed for their orders when a set of auctions
-    # begins (guide.set_orders); a player who never did gets no more mails than before orders existed.
+    # begins (guide.orders_wanted); a player who never did gets no more mails than before orders existed.
     order_seats: list[int] = field(default_factory=list)
 
     # ------------------------------------------------------------------ basics

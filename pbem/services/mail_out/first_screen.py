@@ -60,13 +60,13 @@ def _auction(info: GameInfo, seat: int, frame: dict[str, Any], reach: dict[str, 
     else:
         mine = f"Your cards that can bid: {cards}; the most you can bid: {reach['most']}."
     lines = [f"High bid: {high} by {_name(info, holder)}." if holder is not None else "High bid: none yet.", mine]
-    standing = _orders_in_force(info, seat)
+    standing = orders_in_force(info, seat)
     if standing:
         lines.append(standing)
     return _block(f"Bids for {place} so far", rows, lines, mine=mine)
 
 
-def _orders_in_force(info: GameInfo, seat: int) -> str:
+def orders_in_force(info: GameInfo, seat: int) -> str:
     """The reader's own orders for the auctions of the set (their view holds only theirs), in one line."""
     board, parts = info.state.board, []
     for site, order in (info.state.view(seat).get("orders") or {}).items():
@@ -114,4 +114,4 @@ def _block(heading: str, rows: list[dict[str, str]], lines: list[str], mine: str
     return {"heading": heading, "rows": rows, "lines": lines, "mine": mine, "text": text}
 
 
-__all__ = ["answer_block"]
+__all__ = ["answer_block", "orders_in_force"]

@@ -383,16 +383,23 @@ def commands_applied(
 ) -> list[OutboxMail]:
     """The mails after a player's commands were applied (``by`` the moderator or the deadline, if not by the
     player themselves)."""
+    if not events and by is None and not info.state.is_terminal():
+        # Nothing anybody may see happened (orders given ahead of their turn, issue 43): whoever must decide
+        # still has the mail that asks them, and the sender gets a receipt (services.table.games).
+        return []
     mailer = Mailer(info, msgid, now, domain)
     public = told_everybody(info, events, turn_before, by)
-    # A set of auctions began: every bidder is asked at once for their orders (issue 43), not one at a time.
+    # A set of auctions began (issue 43, point 3): every bidder mailed now reads the whole set and may answer it
+    # all with orders; a bidder who has given orders in this game is mailed for it at once; the others read it
+    # in their first call to bid of the set, so a player who never uses orders gets no more mails (point 8).
     orders_of = getattr(mailer.engine, "set_orders", None)
     set_began = orders_of is not None and any(event["kind"] == "auctions" for event in events) \
         and not info.state.is_terminal()
     reasons: dict[int, set[str]] = {}
     for p in info.players:
         given = reasons.setdefault(p.seat, set())
-        if asks(info, p.seat) or (set_began and orders_of(info.state, p.seat)):
+        if asks(info, p.seat) or (set_began and mailer.engine.orders_wanted(info.state, p.seat)
+                                  and orders_of(info.state, p.seat)):
             given.add(delivery.ASKED)
         if p.seat == seat and (by is not None or sender_note or not _answered_by_auction(events)):
             given.add(delivery.ANSWER)
@@ -417,7 +424,9 @@ def commands_applied(
             preview = result
         else:
             preview = ""
-        extra = [wrap(with_names(info, line), hang="    ") for line in orders_of(info.state, p.seat)] if set_began else []
+        told = orders_of is not None and not info.state.is_terminal() and (
+            set_began or (asks(info, p.seat) and mailer.engine.first_call_in_set(info.state, p.seat)))
+        extra = [wrap(with_names(info, line), hang="    ") for line in orders_of(info.state, p.seat)] if told else []
         if extra and not asks(info, p.seat) and p.seat != seat:
             preview = "Auctions begin: send your orders for all of them now (what you may bid is below the board)"
         mails.append(mailer.mail(p.seat, preview=preview, note=list(sender_note or []) if p.seat == seat else [],

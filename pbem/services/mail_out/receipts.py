@@ -20,6 +20,7 @@ from ...words import plural
 from ..common.game_info import GameInfo
 from .chronicle import happenings, with_names
 from .delivery import has_auctions
+from .first_screen import orders_in_force
 from .notices import MakeMsgid, asks, game_subject, sender_name, thread_root
 
 RECEIPT_HEADER = "X-Pbem-Receipt"
@@ -58,14 +59,16 @@ def next_mail_words(info: GameInfo, seat: int) -> str:
 
 
 def receipt(info: GameInfo, seat: int, commands: list[str], effects: list[str], msgid: MakeMsgid, now: datetime,
-            domain: str = "pbem.invalid") -> OutboxMail:
+            domain: str = "pbem.invalid", note: list[str] = ()) -> OutboxMail:  # type: ignore[assignment]
     """The receipt for the commands the player at ``seat`` sent (``effects``: what they did, in that player's
-    words), when no game mail answers them now."""
+    words; ``note``: what the mail reader adds), when no game mail answers them now: a bid that lets its
+    auction go on, orders given ahead of their turn. The reader's orders in force follow what was recorded."""
     done = [wrap(effect[0].upper() + effect[1:], indent="  - ", hang="    ") for effect in effects[:MAX_EFFECTS]]
     if len(effects) > MAX_EFFECTS:
         done.append(f"    ... and {plural(len(effects) - MAX_EFFECTS, 'more')}")
-    lines = [wrap(f"Recorded: {'; '.join(commands)}"), *done, "", wrap(waiting_words(info, seat)),
-             next_mail_words(info, seat)]
+    standing = orders_in_force(info, seat)
+    lines = [wrap(f"Recorded: {'; '.join(commands)}"), *done, *([wrap(standing)] if standing else []),
+             *(wrap(line) for line in note), "", wrap(waiting_words(info, seat)), next_mail_words(info, seat)]
     return short_mail(info, seat, lines, msgid, now, domain)
 
 

@@ -332,7 +332,8 @@ class GameChanges(GameReader):
                 turn_before=turn_before, domain=self.mail_domain, by=by))
             if by is None and not is_robot_address(info.email_of(seat)) and seat not in notices.mailed_seats(info, mails):
                 # Their mail owes them no game mail now (a bid the auction answers later): a receipt, no board.
-                s.add(receipts.receipt(info, seat, commands, effects, self.new_message_id, now, self.mail_domain))
+                s.add(receipts.receipt(info, seat, commands, effects, self.new_message_id, now, self.mail_domain,
+                                       note=list(sender_note or [])))
             if inbound is not None:
                 inbound.game_id = game.id
                 s.add(inbound)
