@@ -27,11 +27,12 @@ process and notes when it accepted each mail.
   Less noisy than the rates on a busy machine: other processes slow the clock,
   not the work.
 
-On SQLite the worker's rate is held back by the disk more than by its work:
-each applied mail's commit is flushed (synchronous=FULL, pbem.store.db), since
-the mail leaves the inbox right after it. On this machine (issue 35) that
-flush made the difference between a ratio of 1.54-1.74 and 1.19, with the same
-CPU per mail.
+On SQLite the worker's rate was held back by the disk more than by its work:
+each applied mail's commit was flushed (synchronous=FULL), which made the
+difference between a ratio of 1.54-1.74 and 1.19 on this machine (issue 35),
+with the same CPU per mail. Since issue 45 the worker flushes once a batch of
+mails, before they leave the mailbox, and the sender once before it sends what
+it claimed (docs/architecture.md, "Power cuts").
 """
 
 from __future__ import annotations

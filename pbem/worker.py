@@ -229,6 +229,10 @@ class MailWorker:
         folder = self.games.archive.folder
         if folder is None:
             return
+        # The site shows only what a power cut cannot take back: a step once drawn is never drawn again, and a
+        # mail whose lost outcome is read again may move its game otherwise (docs/architecture.md, "Power cuts").
+        if not self.heartbeat.beat(flushed=True):
+            return  # the database failed (the heartbeat said so): the next pass tries again
         from .archive.site import build  # the site's templates load only for a worker that keeps one
 
         try:
@@ -267,9 +271,17 @@ class MailWorker:
                     if stop():
                         break
                     self._read_one(inbox, box, uid, last, committed, report)
+                # The outcomes reach the disk before the mails leave the mailbox: the worker's commits are not
+                # flushed one by one (store.db.make_engine; docs/architecture.md, "Power cuts").
+                still_mine = set(self.claims.renew(box.name, box.uidvalidity,
+                                                   [uid for uids in committed.values() for uid in uids]))
+                if committed:
+                    crashpoints.reached("outcomes flushed, mails not moved")
                 for folder, uids in committed.items():
-                    inbox.move(uids, folder)
-                    crashpoints.reached("mails moved")
+                    moving = [uid for uid in uids if uid in still_mine]  # a claim taken over: its holder moves it
+                    if moving:
+                        inbox.move(moving, folder)
+                        crashpoints.reached("mails moved")
             except BaseException:
                 try:  # another worker may file what was committed; this one's failure goes on up
                     self.claims.release(box.name, box.uidvalidity, mine)

@@ -162,7 +162,11 @@ def claim(engine: Engine, now: datetime, limit: int = 50, owner: str = "",
                 claimed_by=owner)
         .returning(OutboxMail)
     )
-    with engine.execution_options(pbem_write=True).begin() as connection:
+    # Flushed: a mail goes out only once the commit that queued it is on disk, and this commit carries every
+    # commit before it there. The worker's own commits are not flushed one by one (store.db.make_engine): a
+    # power cut may lose a mail's outcome, and the mail is then applied again from the mailbox; it must not
+    # have been answered already.
+    with engine.execution_options(pbem_write=True, pbem_flush=True).begin() as connection:
         rows = connection.execute(statement).all()
     return sorted((OutboxMail(**row._mapping) for row in rows), key=lambda m: m.id)
 

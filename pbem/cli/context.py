@@ -110,11 +110,12 @@ class AppContext:
         return f"{shown_url(self.config.database_url)} ({self.config.database_url_from})"
 
     def engine(self, *, check_schema: bool = True, create: bool = False, missing_ok: bool = False,
-               patient: Callable[[str], None] | None = None) -> Engine:
+               patient: Callable[[str], None] | None = None, flushed: bool = True) -> Engine:
         """The database. A SQLite file must exist and be a database; ``create`` (pbem db upgrade) lets a new file
         be made (and the folder of the default location), ``missing_ok`` only looks (pbem db status).
         ``patient`` (the worker, which a supervisor starts while the database may be restarting): the schema check
-        is tried again while the database fails under it, each try told to this log, before the one error line."""
+        is tried again while the database fails under it, each try told to this log, before the one error line.
+        ``flushed=False`` (the worker): commits are not flushed one by one (store.db.make_engine)."""
         from sqlalchemy.engine import make_url
         from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
@@ -139,7 +140,7 @@ class AppContext:
                 except DatabaseFileError as exc:
                     fail(str(exc))
             try:
-                self._engine = make_engine(url, create_folder=folder)
+                self._engine = make_engine(url, create_folder=folder, flushed=flushed)
             except (SQLAlchemyError, ValueError, ImportError) as exc:
                 fail(f"cannot use the database {self.where}: {first_line(exc)}")
         if check_schema:

@@ -60,7 +60,9 @@ def worker(
     context = app_context(ctx)
     mail = _mail_config(ctx)
     log = log_line
-    engine = context.engine(patient=log)  # started while the database restarts, it waits a little (issue 40)
+    # Started while the database restarts, it waits a little (issue 40). Its commits are flushed once a batch of
+    # mails, before they leave the mailbox, and before a mail is sent (docs/architecture.md, "Power cuts").
+    engine = context.engine(patient=log, flushed=False)
     runner = MailWorker(engine, mail, log=log, mail_domain=context.config.mail_domain, archive=context.config.archive,
                         signup=context.config.signup)
     if once:

@@ -170,13 +170,19 @@ def is_damage(exc: BaseException) -> bool:
             and any(text in str(exc.orig).lower() for text in ("malformed", "not a database")))
 
 
+FLUSHED = "pbem_flush"  # execution option: this transaction's commit is on disk when it returns, whatever the engine
+
+
 def make_engine(url: str, *, create_folder: bool = True, flushed: bool = True) -> Engine:
     """An engine for ``url``; for a SQLite file, its folder is created unless ``create_folder`` is false.
 
-    ``flushed=False``: a commit returns before it is on disk (SQLite: synchronous=NORMAL; PostgreSQL:
-    synchronous_commit off). A crash of pbem loses nothing; a power cut may lose the last commits. For the
-    outbox sender only: a lost 'sent' mark sends a mail again (as a crash between the SMTP server's answer and
-    the mark does), while each fsync cost about as much CPU as sending the mail (bench/mail.py)."""
+    ``flushed=False``: a commit returns before it is on disk (SQLite: synchronous=NORMAL in WAL mode;
+    PostgreSQL: synchronous_commit off). A crash of pbem loses nothing; a power cut may lose the last commits,
+    never a commit without the ones before it (both logs are replayed in order, up to the first record that did
+    not reach the disk). For the mail worker and its outbox sender, which make a transaction durable only where
+    something leaves the database (``execution_options(pbem_flush=True)``, whose commit carries every commit
+    before it to the disk): before the mails of a batch leave the mailbox (MailClaims.renew) and before a
+    claimed mail is sent (outbox_sender.claim). docs/architecture.md, "Power cuts", says why that suffices."""
     url = normalise_url(url)
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
@@ -190,10 +196,18 @@ def make_engine(url: str, *, create_folder: bool = True, flushed: bool = True) -
         return engine
     options = {} if flushed else {"connect_args": {"options": "-c synchronous_commit=off"}}
     try:
-        return create_engine(url, pool_pre_ping=True, **options)
+        engine = create_engine(url, pool_pre_ping=True, **options)
     except ImportError as exc:  # SQLAlchemy loads the driver here; SQLite's comes with Python, psycopg is an extra
         raise MissingDriver(f"PostgreSQL's driver, psycopg, is not installed ({exc}): install it with "
                             "pip install 'pbem[postgresql]'") from None
+    if not flushed:
+        @event.listens_for(engine, "begin")
+        def _begin(connection) -> None:  # type: ignore[no-untyped-def]
+            if connection.get_execution_options().get(FLUSHED, False):
+                # The commit waits until the log is on disk up to its own record, which comes after the record
+                # of every transaction committed before it: those are flushed too.
+                connection.exec_driver_sql("SET LOCAL synchronous_commit TO on")
+    return engine
 
 
 def read_only_file(url: str) -> Path | None:
@@ -262,20 +276,29 @@ def backup_sqlite(source: Path, target: Path) -> int:
 
 def _sqlite_transactions(engine: Engine, synchronous: str) -> None:
     @event.listens_for(engine, "connect")
-    def _connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+    def _connect(dbapi_connection, record) -> None:  # type: ignore[no-untyped-def]
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves, below
         dbapi_connection.execute("PRAGMA foreign_keys=ON")
         dbapi_connection.execute("PRAGMA busy_timeout=60000")
         # Write-ahead log: one fsync per commit instead of the rollback journal's several, and the moderator's
-        # CLI reads while the worker writes. synchronous stays FULL (but for the outbox sender's engine): a
-        # commit survives a power cut, which matters because a mail leaves the inbox right after its commit.
+        # CLI reads while the worker writes. synchronous stays FULL but for the worker's engines (NORMAL): a
+        # commit of a CLI command survives a power cut the moment it returns.
         dbapi_connection.execute("PRAGMA journal_mode=WAL")
         dbapi_connection.execute(f"PRAGMA synchronous={synchronous}")
+        record.info["pbem_synchronous"] = synchronous
 
     @event.listens_for(engine, "begin")
     def _begin(connection) -> None:  # type: ignore[no-untyped-def]
-        writing = connection.get_execution_options().get("pbem_write", False)
-        connection.exec_driver_sql("BEGIN IMMEDIATE" if writing else "BEGIN")
+        options = connection.get_execution_options()
+        # A flushed transaction on a NORMAL engine: FULL syncs the -wal file at the commit, and with it the
+        # frames of every commit before it (of any connection: an fsync is of the whole file). Set outside the
+        # transaction, before BEGIN; the connection's next transaction sets it back.
+        wanted = "FULL" if options.get(FLUSHED, False) else synchronous
+        info = connection.connection.info
+        if info.get("pbem_synchronous") != wanted:
+            connection.exec_driver_sql(f"PRAGMA synchronous={wanted}")
+            info["pbem_synchronous"] = wanted
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if options.get("pbem_write", False) else "BEGIN")
 
 
 def alembic_config(engine: Engine) -> AlembicConfig:

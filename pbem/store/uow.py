@@ -24,10 +24,12 @@ class UnitOfWork:
     read share the block's one transaction until the first write begins.
     """
 
-    def __init__(self, engine: Engine, *, write: bool = False) -> None:
+    def __init__(self, engine: Engine, *, write: bool = False, flushed: bool = False) -> None:
+        """``flushed`` (a writing unit): its commit is on disk when it returns, and so is every commit before it,
+        on an engine whose commits are not (store.db.make_engine)."""
         self.write = write
         self.database = engine
-        self.engine = engine.execution_options(pbem_write=True) if write else engine
+        self.engine = engine.execution_options(pbem_write=True, pbem_flush=flushed) if write else engine
         self.session: Session
         self._shared = False
 

@@ -163,6 +163,17 @@ def test_sigkill_at_every_step_of_a_batch_loses_and_doubles_nothing(
     assert sum(expected["folders"]["pbem-rejected"].values()) == 2
     assert set(expected["received"]) == expected["message_ids"] and max(expected["received"].values()) == 1
     assert len(steps) >= MIN_POINTS and len(set(steps)) >= 7, steps
+    # The worker's commits are not flushed one by one; its outcomes reach the disk before their mails leave the
+    # mailbox (docs/architecture.md, "Power cuts"): a flush between the last commit and every move.
+    last_commit = last_flush = -1
+    for n, step in enumerate(steps):
+        if step == "mail committed, not moved":
+            last_commit = n
+        elif step == "outcomes flushed, mails not moved":
+            last_flush = n
+        elif step == "mails moved":
+            assert last_flush > last_commit, steps
+    assert last_flush > 0, steps
 
     for k, step in enumerate(steps, start=1):
         case = Scenario(tmp_path, sqlite_template, dovecot, smtp_server, mailboxes, f"crash{k}")

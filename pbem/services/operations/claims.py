@@ -107,6 +107,23 @@ class MailClaims:
         except IntegrityError:
             return []  # another worker claimed one of them at the same moment: the next pass sees which
 
+    def renew(self, mailbox: str, uidvalidity: int, uids: list[int]) -> list[int]:
+        """Renew the claims on these mails, in a flushed transaction: every commit so far reaches the disk with it
+        (store.db.make_engine), those of the mails' outcomes included. Called before the mails leave the mailbox,
+        so a power cut cannot lose the outcome of a mail that is gone from it. Returns the mails still this
+        worker's (only the claimer moves a mail; a claim is taken over only after its lease ran out)."""
+        if not uids:
+            return []
+        until = self.clock() + self.lease
+        with UnitOfWork(self.engine, write=True, flushed=True) as uow:
+            # An UPDATE writes its rows even when a value stays the same (the ORM would skip it): a transaction
+            # that writes nothing flushes nothing.
+            kept = set(uow.session.exec(update(MailClaim).where(  # type: ignore[call-overload]
+                MailClaim.mailbox == mailbox, MailClaim.uidvalidity == uidvalidity, MailClaim.uid.in_(uids),
+                MailClaim.owner == self.owner).values(until=until).returning(MailClaim.uid)).scalars())
+            uow.commit()
+        return [uid for uid in uids if uid in kept]
+
     def release(self, mailbox: str, uidvalidity: int, uids: list[int]) -> None:
         """These mails are filed: their claims go."""
         if not uids:

@@ -78,13 +78,14 @@ class Heartbeat:
 
     # ------------------------------------------------------------------ beats
 
-    def beat(self, *, stopped: bool = False, trouble: str = "", busy: bool = False) -> None:
+    def beat(self, *, stopped: bool = False, trouble: str = "", busy: bool = False, flushed: bool = False) -> bool:
         """Write that this worker is alive (and, ``stopped``, that it stops or its ``--once`` pass ended), with
         the last reading of the mailbox. ``busy``: in the middle of a long pass, only if the last beat is an
-        interval old."""
+        interval old. ``flushed``: in a flushed transaction, which carries every commit before it to the disk
+        (store.db.make_engine). False when the database failed (the beat is not written)."""
         now = self.clock()
         if busy and (now - (self._written or self._started or now)).total_seconds() < self.interval:
-            return
+            return True
         values: dict[str, Any] = dict(host=self.instance.host, pid=self.instance.pid, mode=self.mode,
                                       beat_interval=self.interval, beat_at=now, stopped_at=now if stopped else None,
                                       trouble=fit(WorkerHeartbeat.trouble, " ".join(trouble.split())))
@@ -93,7 +94,7 @@ class Heartbeat:
             values.update(mailbox_read_at=r.read_at, mail_found=r.found, mail_found_oldest=r.found_oldest,
                           pass_ended_at=r.ended_at, mail_left=r.left, mail_left_oldest=r.left_oldest)
         try:
-            with self.engine.begin() as connection:
+            with self.engine.execution_options(pbem_flush=flushed).begin() as connection:
                 mine = _TABLE.c.token == self.instance.token
                 updated = self._written is not None and connection.execute(
                     update(_TABLE).where(mine).values(**values)).rowcount
@@ -110,11 +111,12 @@ class Heartbeat:
                 self.log(f"the heartbeat could not be written ({type(exc).__name__}: "
                          f"{' '.join(str(exc).split())[:200]}); pbem status will not see this worker")
             self._failing = True
-            return
+            return False
         if self._failing:
             self.log("the heartbeat is written again")
         self._failing = False
         self._written = now
+        return True
 
     def _tidy(self, connection: Any, now: datetime) -> None:
         connection.execute(delete(_TABLE).where(_TABLE.c.beat_at < now - RETENTION))
