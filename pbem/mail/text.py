@@ -32,7 +32,16 @@ What is dropped (see ``reply_lines``):
 - the "-- " signature and a phone's "Sent from my iPhone" (or an app's: "Sent from TypeApp", "Get
   Outlook for Android") with what follows;
 - a mailing list's footer with what follows: Google Groups' "You received this message because you are
-  subscribed to ..." and Mailman's line of underscores above "... mailing list";
+  subscribed to ..." and Mailman's line of underscores above "... mailing list"; any rule of underscores ("__")
+  or Groups.io's "-=-=-" above a line that says how to leave the list or where it lives;
+- a mail server's warning paragraph that the mail came from outside ("CAUTION: This email originated from
+  outside of the organization ...", "[EXTERNAL]"), and a company's disclaimer or a virus scanner's note with
+  what follows;
+- GMX's and web.de's header block, which begins with its date ("Gesendet: ...", then "Von:"), like Outlook's;
+- the original under a dated attribution when no quote follows it (Yahoo puts it there without quote marks);
+  an attribution broken by undecoded quoted-printable soft line breaks ('=' at a line's end) is joined first;
+- the head of our own mail ("Done: ...", "Waiting: ...", "Since your last mail:") right above our board
+  pasted back (docs/rules.md D49 names every shape);
 - our own mail pasted back without quote marks, from its first line that we
   recognise (the board's header "Fifth Avenue -- 3 players", "It is your
   turn. You may send:", "Ann played: ...", the map's boxes ...) to the end;
@@ -625,6 +634,55 @@ _UNDERSCORES = re.compile(r"^_{10,}$")
 # A mailing list's footer: Google Groups' first line, and the list's name that Mailman puts under its underscores.
 _LIST_FOOTER = re.compile(r"^You received this (message|topic) because you are subscribed to\b", re.IGNORECASE)
 _LIST_NAME = re.compile(r"^\S.{0,60} mailing list$", re.IGNORECASE)
+# ... and any other list's rule ('__', '-=-=-=-', a line of underscores) above a line that says how to leave the
+# list or where it lives: "To unsubscribe ...", "Groups.io Links:", "... mailing list", a listinfo page.
+_LIST_RULE = re.compile(r"^(_{2,}|(-=){3,}-?)$")
+_LIST_WORDS = re.compile(
+    r"\b(unsubscribe|mailing list|listinfo|list archive|groups\.io|list-?serv|abbestellen|abmelden|d[ée]sabonner"
+    r"|d[ée]sinscri|darse de baja|annullare l'iscrizione|afmelden)\b",
+    re.IGNORECASE,
+)
+# A mail server's warning above the text that the mail came from outside the organisation ("CAUTION: This email
+# originated from outside of the organization. Do not click links ..."): a paragraph whose first word is such a
+# warning and which speaks of outside and of links, attachments or the sender. A player's 'Caution: bid 5' is not.
+_BANNER_START = re.compile(
+    r"^(\[?\*{0,2}(caution|warning|attention|achtung|vorsicht|attention|avertissement|precauci[óo]n|attenzione"
+    r"|external( e-?mail| sender| message)?|extern(e|al)? (e-?mail|absender|nachricht)|\[external\])\*{0,2}\]?"
+    r"\s*[:!\-–]|\[external\])",
+    re.IGNORECASE,
+)
+_BANNER_OUTSIDE = re.compile(r"outside|external|externe[nrm]?|extern\b|hors de|fuera de|esterno|au?ßerhalb",
+                             re.IGNORECASE)
+_BANNER_WHAT = re.compile(
+    r"click|links?\b|attachments?|sender|organi[sz]ation|source|anh[äa]ng|absender|organisation|pi[èe]ces? jointes?"
+    r"|exp[ée]diteur|remitente|adjuntos|mittente|allegati",
+    re.IGNORECASE,
+)
+_BANNER_LINES = 6  # a warning wrapped over more lines is not one
+# A company's disclaimer or a virus scanner's note under the text: it and everything after it are not the player's.
+_DISCLAIMER = re.compile(
+    r"^(\**(disclaimer|confidentiality notice|confidential(ity)?|legal notice|haftungsausschluss|avis de confidentialit[ée])"
+    r"\**\s*[:.\-–]"
+    r"|(this|the) (e-?mail|message|communication|transmission)( \(including any attachments\))?( and|, including)"
+    r" (any|all) (attachments?|files)\b"
+    r"|(this|the) (e-?mail|message|communication|transmission) (is|may be|contains?) (confidential|privileged|"
+    r"intended (only|solely))\b"
+    r"|the information (contained )?in this (e-?mail|message|communication)\b"
+    r"|if you (have received|received|are not the intended recipient)\b.{0,40}\b(error|recipient)"
+    r"|this (e-?mail|message) has been (scanned|checked)( for viruses)?\b"
+    r"|diese (e-?mail|nachricht) (enth[äa]lt|kann) vertrauliche"
+    r"|dieses? e-?mail (enth[äa]lt|ist) vertraulich"
+    r"|ce (message|courriel)( et (toutes )?les pi[èe]ces jointes)? (est|sont) confidentiel"
+    r"|please consider the environment before printing\b)",
+    re.IGNORECASE,
+)
+# The head of our own mails (pbem/services/mail_out/notices.py): right above our board pasted back, ours too.
+_OUR_HEAD = re.compile(
+    r"^(Done|Waiting|Turn|Game over|Your turn|Bid or pass|Commands now|Since your last mail)\b.{0,200}$"
+    r"|^\* You played: |^- \S.{0,80}$|^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)\w* \d.{0,60} UTC\b|^\S.{0,120} UTC$"
+)
+_OUR_HEAD_WORD = re.compile(r"^(Done|Waiting|Turn|Game over|Your turn|Bid or pass|Commands now|Since your last mail)"
+                            r"\b")
 _HEADER = re.compile(r"^\*{0,2}([^\W\d_][\w\- ]{0,14}?)\s*\*{0,2}\s*:\s*\*{0,2}(.*)$")
 # The first key of an Outlook header block ("From:"), in each language; a block needs one.
 _FROM_KEYS = frozenset({"from", "von", "de", "da", "van", "fra", "från", "od", "lähettäjä", "от"})
@@ -644,6 +702,10 @@ _HEADER_KEYS = frozenset(
         "sendt", "til", "emne", "dato",  # Danish, Norwegian
     }
 )
+
+# The keys of a header block's date line, which GMX and web.de put first.
+_SENT_KEYS = frozenset({"sent", "date", "gesendet", "datum", "envoyé", "enviado", "enviado el", "fecha", "inviato",
+                        "verzonden", "enviada", "wysłano", "lähetetty", "отправлено", "skickat", "sendt", "dato"})
 
 # A phone's or app's signature line, matched against the whole (stripped) line.
 _PHONE_SIGNATURE = re.compile(
@@ -698,6 +760,14 @@ _OURS = [
         r"^Only you see this:$",
         r"^A game of .+ begins: ",
         r"^The moderator changed the game: ",
+        r"^Since your last mail:$",
+        r"^Bid or pass: the auction for ",
+        r"^Your turn: .{1,80}, answer by\b",
+        r"^Commands now: \S",
+        r"^Commands you may send now \(",
+        r"^Reply to this mail with your commands, one per line\b",
+        r"^You may send at any time: help, board\b",
+        r"^Waiting: \S.{0,80}? (chooses|takes|moves|places|bids or passes|won|decides|plays)\b",
     )
 ]
 _OURS_ANY = re.compile("|".join(f"(?:{p.pattern})" for p in _OURS))  # one pass over a line, not 29
@@ -777,6 +847,16 @@ def reply_lines(text: str, limit: int | None = None, pasted: Pasted | None = Non
             if span:
                 attributions += 1
                 i += span
+                j = _next_nonblank(stripped, i)
+                if j is not None and not _is_quoted(stripped[j]) and _unquoted_original(stripped, j):
+                    # Yahoo and Outlook put the original under the attribution without quote marks
+                    stop = f"original below an attribution, unquoted ({_plural(_count(stripped, j), 'line')})"
+                    break
+                continue
+            banner = _banner(stripped, i)
+            if banner:
+                ignored.append(f"warning that the mail came from outside ({_plural(banner, 'line')})")
+                i += banner
                 continue
             after = _after_attribution(s)
             if after:
@@ -785,6 +865,11 @@ def reply_lines(text: str, limit: int | None = None, pasted: Pasted | None = Non
                 continue
             stop = _stop(stripped, i)
             if stop is not None:
+                if stop.startswith("our board"):
+                    head = _our_head_above(kept)
+                    if head:
+                        del kept[-head:]
+                        ignored.append(f"{_plural(head, 'line')} of our mail's head above our board")
                 break
         kept.append(s)
         kept_bytes += _utf8_size(s)
@@ -834,13 +919,76 @@ def _stop(stripped: list[str], i: int) -> str | None:
         return f"original message below a reply header ({_plural(_count(stripped, i), 'line')})"
     if _LIST_FOOTER.match(s) or (
         _UNDERSCORES.match(s) and (j := _next_nonblank(stripped, i + 1)) is not None and _LIST_NAME.match(stripped[j])
-    ):
+    ) or (_LIST_RULE.match(s) and _list_words_below(stripped, i)):
         return f"mailing list footer ({_plural(_count(stripped, i), 'line')})"
+    if _DISCLAIMER.match(s):
+        return f"disclaimer ({_plural(_count(stripped, i), 'line')})"
     if _FORWARDED.match(s):
         return f"forwarded message ({_plural(_count(stripped, i), 'line')})"
     if _OURS_ANY.match(s):
         return f"our board pasted back ({_plural(_count(stripped, i), 'line')})"
     return None
+
+
+def _unquoted_original(stripped: list[str], j: int) -> bool:
+    """Whether the text from ``j`` on, right under an attribution, is the original mail without quote marks
+    rather than the player's answer: it is, unless the player's text goes on to a quote further down (an
+    interleaved answer, 'On ... wrote:' / the player's lines / '> ...')."""
+    return not any(_is_quoted(stripped[k]) for k in range(j, min(len(stripped), j + 200)) if stripped[k])
+
+
+def _our_head_above(kept: list[str]) -> int:
+    """How many of the last ``kept`` lines are the head of our mail ('Done: ...', 'Waiting: ...', a deadline's
+    date) that stands right above our board pasted back: they are ours too."""
+    n = 0
+    while n < len(kept) and n < 12 and _OUR_HEAD.match(kept[-1 - n][:MAX_PATTERN_LINE]):
+        n += 1
+    while n and not _OUR_HEAD_WORD.match(kept[-n]):
+        n -= 1  # the run starts with one of our heading words: a player's '- pass' or '... UTC' above it stays
+    return n
+
+
+def _list_words_below(stripped: list[str], i: int) -> bool:
+    """Whether one of the three lines under the rule at ``i`` says how to leave a mailing list or where it lives."""
+    seen = 0
+    for j in range(i + 1, min(len(stripped), i + 8)):
+        if not stripped[j]:
+            continue
+        if _LIST_WORDS.search(stripped[j][:MAX_PATTERN_LINE]):
+            return True
+        seen += 1
+        if seen == 3:
+            break
+    return False
+
+
+def _banner(stripped: list[str], i: int) -> int:
+    """How many lines from ``i`` are a mail server's warning that the mail came from outside; 0 if none. The
+    warning is a paragraph (up to a blank line, at most _BANNER_LINES lines) that starts as one
+    ('CAUTION:', 'EXTERNAL EMAIL:', '[EXTERNAL]') and speaks of outside and of links, attachments or the sender;
+    '[EXTERNAL]' alone on its line is one too."""
+    if not _BANNER_START.match(stripped[i]):
+        return 0
+    if stripped[i].strip("*[] ").lower() == "external":
+        return 1
+    end = i
+    while end < len(stripped) and stripped[end] and end - i < _BANNER_LINES:
+        end += 1
+    if end < len(stripped) and stripped[end]:
+        return 0  # longer than a warning: the player's
+    paragraph = " ".join(stripped[i:end])
+    if len(paragraph) > _ATTRIBUTION_MAX * 3:
+        return 0
+    return end - i if _BANNER_OUTSIDE.search(paragraph) and _BANNER_WHAT.search(paragraph) else 0
+
+
+def _joined(lines: list[str]) -> str:
+    """Lines of a wrapped attribution as one: by a space, or by nothing after a quoted-printable soft line break
+    left undecoded ('<ann@x=' / '.test> wrote:', a client that sent quoted-printable as 8bit)."""
+    text = lines[0] if lines else ""
+    for line in lines[1:]:
+        text = text[:-1] + line if text.endswith("=") else text + " " + line
+    return text
 
 
 def _attribution(stripped: list[str], i: int) -> int:
@@ -856,11 +1004,11 @@ def _attribution(stripped: list[str], i: int) -> int:
             break
         if not last.endswith(_ATTRIBUTION_ENDS):
             continue
-        joined = " ".join(stripped[i : end + 1])
+        joined = _joined(stripped[i : end + 1])
         if len(joined) > _ATTRIBUTION_MAX:
             break
         if _is_attribution(joined) and not any(
-            _is_attribution(" ".join(stripped[j : end + 1])) for j in range(i + 1, end + 1)
+            _is_attribution(_joined(stripped[j : end + 1])) for j in range(i + 1, end + 1)
         ):
             return end - i + 1
     s = stripped[i]
@@ -910,8 +1058,14 @@ def _header_key(line: str) -> str | None:
 
 
 def _header_block(stripped: list[str], i: int) -> bool:
-    """Whether line ``i`` starts a quoted mail's header block ("From: ... / Sent: ... / To: ...")."""
-    if _header_key(stripped[i]) not in _FROM_KEYS:
+    """Whether line ``i`` starts a quoted mail's header block ("From: ... / Sent: ... / To: ..."). GMX and web.de
+    put the date first ("Gesendet: Montag, 03. November 2026 um 10:02 Uhr" / "Von: ..."): a date line right above
+    a block starts it."""
+    key = _header_key(stripped[i])
+    if key in _SENT_KEYS and _DATE_OR_TIME.search(stripped[i]):
+        j = _next_nonblank(stripped, i + 1)
+        return j is not None and j <= i + 2 and _header_key(stripped[j]) in _FROM_KEYS and _header_block(stripped, j)
+    if key not in _FROM_KEYS:
         return False
     seen = 0
     for j in range(i + 1, min(len(stripped), i + 8)):

@@ -1009,3 +1009,33 @@ def test_not_bytes_and_not_messages():
 def test_compat32_messages_are_read_too():
     msg = BytesParser(policy=policy.compat32).parsebytes(b"Content-Type: text/plain\r\n\r\npass\r\n> quoted\r\n")
     assert extract_text(msg).lines == ["pass"]  # type: ignore[arg-type]
+
+
+# Issue 41, point 4 (docs/rules.md D49): software's lines go, the player's stay.
+@pytest.mark.parametrize("text", [
+    "Caution: bid brown 4\nthanks",  # a warning word that speaks of nothing outside
+    "WARNING: I may be late\npass",
+    "Attention: the links on the board confuse me\npass",  # no 'outside'
+    "Done: pass\nWaiting: Bob",  # our heading words, but no board of ours below
+    "__\nbid brown 4",  # a rule with no list's words under it
+])
+def test_lines_that_only_look_like_software_are_the_players(text):
+    assert lines_of(text) == text.split("\n")
+
+
+def test_a_warning_banner_is_dropped_and_the_text_under_it_kept():
+    banner = ("CAUTION: This email originated from outside of the organization. Do not click\n"
+              "links or open attachments unless you recognize the sender.\n\n")
+    assert lines_of(banner + "bid brown 4 6\nCheers") == ["bid brown 4 6", "Cheers"]
+    assert lines_of("[EXTERNAL]\n\npass") == ["pass"]
+
+
+def test_an_interleaved_answer_under_a_dated_attribution_is_kept():
+    text = "On Mon, 3 Nov 2026 at 10:02, Fifth Avenue <game@pbem.example> wrote:\nbid brown 4\n> Your turn"
+    assert lines_of(text) == ["bid brown 4"]
+    yahoo = "pass\n\nOn Monday, November 3, 2026, 10:02:11 AM GMT+1, Fifth Avenue <game@pbem.example> wrote:\n\nBob bid 8"
+    assert lines_of(yahoo) == ["pass"]
+
+
+def test_a_players_line_above_our_head_stays():
+    assert lines_of("- pass\nDone: cards brown violet\nSince your last mail:") == ["- pass"]
