@@ -201,8 +201,10 @@ def game_show(
     typer.echo(f"{info.title} #{info.id} ({info.status})")
     if not as_email and any(p.secret for p in info.players):
         typer.echo("secret words: " + ", ".join(f"{p.name} {p.secret}" for p in info.players))
-    drawn = (render.board(info.kind, view, players=_names(info)) if as_email
-             else render.moderator_board(info.kind, info.state, players=_names(info)))
+    from ..services.mail_out.chronicle import board_names
+
+    drawn = (render.board(info.kind, view, players=board_names(info)) if as_email
+             else render.moderator_board(info.kind, info.state, players=board_names(info)))
     typer.echo(drawn, nl=False)
 
 

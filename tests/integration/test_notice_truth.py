@@ -12,9 +12,12 @@ from sqlmodel import Session, select
 
 from dataclasses import replace
 
+from pbem import render
 from pbem.archive import history
 from pbem.archive.ratings import player_records, rate
 from pbem.services.mail_in.mail_commands import MailCommands
+from pbem.services.mail_out.chronicle import board_names
+from pbem.services.table.game_reader import GameReader
 from pbem.services.table.robot_seats import RobotPlayers
 from pbem.services.table.service import GameService
 from pbem.store.models import OutboxMail
@@ -76,6 +79,9 @@ def test_every_mail_of_a_game_opens_with_a_sentence_and_shows_no_other_address(g
     assert credit in " ".join(last.text_body.split()) and credit in " ".join(re.sub("<[^>]+>", "", last.html_body).split())
     record = history.record(games.engine, game_id)
     assert any(credit in line for line in record.result)
+    info, _ = GameReader(games.engine).view(game_id)  # what `pbem game show` draws the final board with
+    assert info.holders[3] == credit and board_names(info)[3] == credit
+    assert credit in " ".join(render.moderator_board(info.kind, info.state, players=board_names(info)).split())
     # D47: resigning concedes. Cy played the game and lost it, and is rated as last whatever his seat scored.
     cy = seat.holders[0].key
     mine = next(r for r in player_records([summary]) if r.key == cy)

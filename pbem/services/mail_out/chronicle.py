@@ -83,6 +83,12 @@ def credited(info: GameInfo, seat: int) -> str:
     return info.holders.get(seat) or player_label(info, seat)
 
 
+def board_names(info: GameInfo) -> list[str]:
+    """The names a board is drawn with, by seat: the players' names, and once the game is over each seat
+    credited to all who played it, so the final scoring's winner is who made the result (``credited``)."""
+    return [credited(info, p.seat) if info.over else p.name for p in sorted(info.players, key=lambda p: p.seat)]
+
+
 def named(names: dict[int, str], text: str) -> str:
     """``text`` with 'player N' replaced by the name of seat N - 1 in ``names``."""
     return re.sub(r"\b[Pp]layer (\d+)\b", lambda m: names.get(int(m.group(1)) - 1, m.group(0)), text)
@@ -213,6 +219,6 @@ def fallback_words(row: Row) -> str:
     return ""
 
 
-__all__ = ["Happening", "Row", "TALK_KINDS", "as_then", "credited", "describe", "fallback_words", "happenings", "named", "played_words", "player_label",
+__all__ = ["Happening", "Row", "TALK_KINDS", "as_then", "board_names", "credited", "describe", "fallback_words", "happenings", "named", "played_words", "player_label",
            "private_lines", "public_events",
            "readable_by", "talk_parts", "with_names"]

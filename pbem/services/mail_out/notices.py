@@ -49,7 +49,7 @@ from ...store.statuses import OutboxStatus
 from ...timespans import format_duration, format_moment
 from ...words import listing, plural
 from . import delivery
-from .chronicle import Happening, credited, describe, happenings, named, player_label, with_names
+from .chronicle import Happening, board_names, credited, describe, happenings, named, player_label, with_names
 from .first_screen import answer_block
 from ..common.game_info import GameInfo
 
@@ -250,7 +250,7 @@ class Mailer:
         shown, below = self._fit(happened, _count([wrap(line) for line in note]) + _count(answer["text"] if answer else []))
         happened_items = {"happened_items": [_html_item(item) for item in shown],
                           "below_items": [_html_item(item) for item in below]}
-        names = [p.name for p in sorted(info.players, key=lambda p: p.seat)]
+        names = board_names(info)
         view = state.view(seat)
         context = {
             "preview": preview, "happened": [_lines(item) for item in shown], "below": [_lines(item) for item in below],

@@ -16,7 +16,7 @@ from ...store.models import OutboxMail
 from ...render.text import wrap
 from ...words import listing, plural
 from ..common.game_info import GameInfo
-from .chronicle import TALK_KINDS, credited, happenings, player_label
+from .chronicle import TALK_KINDS, board_names, credited, happenings, player_label
 from .notices import game_subject, plain_mail, sender_name, thread_root
 
 
@@ -45,7 +45,7 @@ def watcher_mail(info: GameInfo, email: str, rows: Iterable[Any], after: int, ms
     happened = happenings(public_rows(rows), info, None, after=after)
     if not happened:
         return None
-    names = [p.name for p in sorted(info.players, key=lambda p: p.seat)]
+    names = board_names(info)
     # The standings first (issue 47): what a watcher opens the mail for, then what led there; every paragraph
     # wrapped at the 72 columns of every mail's text part, as plain_mail wraps its own.
     lines = [wrap(f"You watch game {info.id} ({info.title}): {plural(len(happened), 'thing')} happened since "

@@ -24,6 +24,7 @@ from ...store.uow import UnitOfWork
 from ..common.deadlines import aware
 from ..common.errors import BadRequest, GameNotFound, PlayerNotInGame
 from ..common.game_info import GameInfo, HistoryEntry
+from ..common.holders import credited, seat_holders, step_numbers
 from .game_list import info_of, list_games, loaded
 from ..common.input_checks import checked_address, named_address, seat_with
 
@@ -44,8 +45,12 @@ class GameReader:
             return self._load(uow.session, self._game(uow.session, game_id))
 
     def view(self, game_id: int, as_email: str | None = None) -> tuple[GameInfo, dict[str, Any]]:
-        """The game and what ``as_email`` may see of it (everything, for the moderator)."""
+        """The game and what ``as_email`` may see of it (everything, for the moderator); a finished game's
+        seats credited to all who played them (``info.holders``)."""
         info = self.get(game_id)
+        if info.over:
+            with UnitOfWork(self.engine) as uow:
+                info.holders = holders_said(uow.session, info)
         if as_email is None:
             return info, info.state.view(None)
         seat = self.seat_of(info, as_email)
@@ -119,3 +124,16 @@ class GameReader:
 
     def _loaded(self, game: Game, seats: list[Seat], snapshot: Snapshot | None, later: list[Event]) -> GameInfo:
         return loaded(game, seats, snapshot, later, self.archive)
+
+
+def holders_said(s: Session, info: GameInfo) -> dict[int, str]:
+    """Each seat that changed hands during the game (given away, resigned, or covered by a robot for a late
+    player), with who held it in order, as the archive says it: "Zoë, then robot (from step 50)"."""
+    changed = s.exec(select(Event.seq).where(Event.game_id == info.id,
+                                             Event.kind.in_(("replace_player", "robot_cover")))  # type: ignore[attr-defined]
+                     .limit(1)).first()
+    if changed is None:
+        return {}
+    rows = s.exec(select(Event).where(Event.game_id == info.id).order_by(Event.seq)).all()
+    steps = step_numbers(rows)
+    return {seat: credited(held, steps) for seat, held in seat_holders(rows, info.players).items() if len(held) > 1}

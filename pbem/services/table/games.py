@@ -56,11 +56,10 @@ from ..mail_out.chronicle import private_lines, public_events
 from ..mail_out.delivery import checked_mode as delivery_mode
 from ..mail_out.delivery import checked_pictures, has_auctions
 from ..common.errors import BadRequest, CommandRejected, DecisionMoved, GameNotActive, GameNotFound, ImportFailed, PlayerNotInGame
-from .game_reader import GameReader
+from .game_reader import GameReader, holders_said
 from ..mail_out.help_text import first_mail_help
 from ..common.game_info import GameInfo, PlayerInfo, Submission
 from ..common.game_length import length_words
-from ..common.holders import credited, seat_holders, step_numbers
 from ..common.input_checks import checked_address, checked_name, contradicted, contradiction, named_address, seat_with
 from ..common.ledger import AskedDecision
 from ..mail_out.mail_folding import fold_unsent
@@ -597,7 +596,7 @@ class GameChanges(GameReader):
         info.recent = list(s.exec(select(Event).where(Event.game_id == info.id, Event.seq > first)
                                   .order_by(Event.seq)).all())
         if info.over:
-            info.holders = _holders_said(s, info)
+            info.holders = holders_said(s, info)
 
     def told(self, s: Session, info: GameInfo, seats: set[int]) -> None:
         """The players at ``seats`` were just mailed everything up to the game's newest event."""
@@ -650,15 +649,3 @@ def replayed(kind: str, seed: int, settings: dict[str, Any], players: int, comma
             raise ImportFailed(f"event {seq}: '{command}' does not replay: {exc.message}") from exc
     return state
 
-
-def _holders_said(s: Session, info: GameInfo) -> dict[int, str]:
-    """Each seat that changed hands during the game (given away, resigned, or covered by a robot for a late
-    player), with who held it in order, as the archive says it: "Zoë, then robot (from step 50)"."""
-    changed = s.exec(select(Event.seq).where(Event.game_id == info.id,
-                                             Event.kind.in_(("replace_player", "robot_cover")))  # type: ignore[attr-defined]
-                     .limit(1)).first()
-    if changed is None:
-        return {}
-    rows = s.exec(select(Event).where(Event.game_id == info.id).order_by(Event.seq)).all()
-    steps = step_numbers(rows)
-    return {seat: credited(held, steps) for seat, held in seat_holders(rows, info.players).items() if len(held) > 1}
