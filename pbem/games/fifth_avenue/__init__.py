@@ -9,7 +9,7 @@
 from .actions import COMMAND_WORDS, split_commands, vocabulary  # COMMAND_WORDS: first words that make a line a command
 from .board import load_board
 from .guide import (COMMAND_HELP, PUBLIC_EVENTS, RESULT_EVENTS, bid_reach, decision_context, decision_notes, decision_request,
-                    event_text, first_call_in_set, hand_text, legal_shapes, orders_wanted, set_orders,
+                    event_text, hand_text, legal_shapes, orders_wanted, set_orders,
                     owed_this_turn, turn_owner)
 from .rules import new_game
 from .state import TERMINAL, State
@@ -24,6 +24,6 @@ PLAYERS = (2, 3, 4)
 __all__ = [
     "COMMAND_HELP", "COMMAND_WORDS", "NAME", "PLAYERS", "PUBLIC_EVENTS", "RESULT_EVENTS", "TERMINAL", "TITLE",
     "VOCABULARY", "State",
-    "bid_reach", "decision_context", "decision_kind", "decision_notes", "decision_request", "event_text", "hand_text", "legal_shapes", "new_game", "owed_this_turn", "set_orders", "first_call_in_set", "orders_wanted",
+    "bid_reach", "decision_context", "decision_kind", "decision_notes", "decision_request", "event_text", "hand_text", "legal_shapes", "new_game", "owed_this_turn", "set_orders", "orders_wanted",
     "split_commands", "timeout_command", "turn_owner",
 ]

@@ -331,8 +331,8 @@ __all__ += ["bid_reach", "decision_request"]
 def set_orders(state: State, seat: int) -> list[str]:
     """What a bidder is told of a set of auctions (issue 43, point 3; D48): the auctions in their order (the
     districts, then Central Park), what ``seat`` may bid in each as things stand, and how to answer them all
-    in one mail with orders. In every mail of the set's start, and in a bidder's first call to bid of the set
-    (``first_call_in_set``); a mail of its own only to those ``orders_wanted`` names."""
+    in one mail with orders. In a bidder's first game mail after the set began (services.mail_out.notices); a
+    mail of its own at the set's start only to those ``orders_wanted`` names."""
     running, sites = auction_set(state)
     if not sites or seat >= state.players:
         return []
@@ -358,21 +358,10 @@ def set_orders(state: State, seat: int) -> list[str]:
 def orders_wanted(state: State, seat: int) -> bool:
     """Whether ``seat`` is mailed at once when a set of auctions begins, though the set does not ask them yet:
     they have given an order in this game. The others read the set in the mail they get then anyway (the
-    trigger's answer, the first bidder's call to bid) or in their first call to bid of the set, so a player
+    trigger's answer, the first bidder's call to bid) or in their next game mail, their first call to bid of
+    the set as a rule, so a player
     who never uses orders gets no more mails than before orders existed (issue 43, point 8)."""
     return seat in state.order_seats
 
 
-def first_call_in_set(state: State, seat: int) -> bool:
-    """Whether the game now asks ``seat`` to bid for the first time in the set that runs: in the set's first
-    auction, before they have bid or passed there, and with no order of theirs for the set yet."""
-    running, sites = auction_set(state)
-    frame = state.frames[-1]
-    if frame["kind"] != "auction" or state.current_player() != seat or seat >= state.players:
-        return False
-    first = next((f.get("first") for f in reversed(state.frames) if f["kind"] == "auctions"), None)
-    return running == first and str(seat) not in frame["bids"] and not (
-        set(state.orders.get(str(seat), {})) & set(sites))
-
-
-__all__ += ["first_call_in_set", "orders_wanted", "set_orders"]
+__all__ += ["orders_wanted", "set_orders"]

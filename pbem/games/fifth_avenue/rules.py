@@ -1013,7 +1013,6 @@ def _move(state: State, player: int, commissioner: str, destination: str, events
 
 def _start_auction(state: State, auctions: dict[str, Any], site: str, events: list[Event]) -> None:
     trigger = auctions["trigger"]
-    auctions.setdefault("first", site)  # the set's first auction that runs: a bidder's first call of the set
     order = [(trigger + i) % state.players for i in range(state.players)]
     if state.robot is not None:
         order.append(state.robot)  # the robot always bids third

@@ -377,6 +377,14 @@ def _answered_by_auction(events: list[dict[str, Any]]) -> bool:
     return bool(kinds) and kinds <= {"bid", "pass", "robot_bid", "robot_out", "forced"}
 
 
+def _set_began_since(info: GameInfo, seat: int) -> bool:
+    """Whether a set of auctions began after the last game mail of ``seat``: the set that runs, since a set
+    begins only when the one before it is over. Their next game mail tells them the whole set (issue 43)."""
+    told = info.player(seat).told_seq
+    return any(event.get("kind") == "auctions" for row in info.recent if row.seq > told and row.kind == "command"
+               for event in (row.data or {}).get("events", []))
+
+
 def commands_applied(
     info: GameInfo, seat: int, commands: list[str], events: list[dict[str, Any]], msgid: MakeMsgid, now: datetime, sender_note: list[str] | None = None, *, turn_before: tuple[Any, ...] = (),
     domain: str = "pbem.invalid", by: str | None = None,
@@ -391,7 +399,8 @@ def commands_applied(
     public = told_everybody(info, events, turn_before, by)
     # A set of auctions began (issue 43, point 3): every bidder mailed now reads the whole set and may answer it
     # all with orders; a bidder who has given orders in this game is mailed for it at once; the others read it
-    # in their first call to bid of the set, so a player who never uses orders gets no more mails (point 8).
+    # in their next game mail, their first call to bid of the set as a rule, so a player who never uses orders
+    # gets no more mails (point 8).
     orders_of = getattr(mailer.engine, "set_orders", None)
     set_began = orders_of is not None and any(event["kind"] == "auctions" for event in events) \
         and not info.state.is_terminal()
@@ -424,10 +433,9 @@ def commands_applied(
             preview = result
         else:
             preview = ""
-        told = orders_of is not None and not info.state.is_terminal() and (
-            set_began or (asks(info, p.seat) and mailer.engine.first_call_in_set(info.state, p.seat)))
+        told = orders_of is not None and not info.state.is_terminal() and _set_began_since(info, p.seat)
         extra = [wrap(with_names(info, line), hang="    ") for line in orders_of(info.state, p.seat)] if told else []
-        if extra and not asks(info, p.seat) and p.seat != seat:
+        if extra and set_began and not asks(info, p.seat) and p.seat != seat:
             preview = "Auctions begin: send your orders for all of them now (what you may bid is below the board)"
         mails.append(mailer.mail(p.seat, preview=preview, note=list(sender_note or []) if p.seat == seat else [],
                                  extra=extra))
