@@ -35,6 +35,8 @@ user, password, password_file
 [worker] poll_interval         PBEM_POLL_INTERVAL           seconds, more than 0, at most 86400 (60)
 [worker] outage_gap            PBEM_OUTAGE_GAP              a length (1h, 90m) or seconds, 1 minute to 365
                                                             days (1h)
+[worker] log_format            PBEM_LOG_FORMAT              text or json (text): the worker's log lines
+[worker] log_level             PBEM_LOG_LEVEL               debug, info, warning or error (info)
 [archive] dir                  PBEM_ARCHIVE_DIR             a folder
 [archive] url                  PBEM_ARCHIVE_URL             https://... or http://...
 [signup] new                   -                            anyone, players or moderator (moderator): who
@@ -83,6 +85,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit
 
+from .logs import FORMATS, LEVELS, LogSettings
 from .timespans import TimingError, parse_duration
 
 APP = "pbem"
@@ -195,6 +198,7 @@ class Config:
     mail: MailConfig | None = None  # without its password files read: see MailConfig.with_secrets
     archive: ArchiveConfig = ArchiveConfig()
     signup: SignupConfig = SignupConfig()
+    log: LogSettings = LogSettings()  # the worker's log lines ([worker] log_format, log_level; pbem.logs)
 
 
 # --------------------------------------------------------------------------- kinds of value
@@ -402,6 +406,8 @@ FOLDER = Kind("a mail folder name", _folder)
 NAME = Kind("a name of at most 60 characters", _name)
 WEB_URL = Kind("a web address (https://...)", _web_url)
 OPENER = Kind("anyone, players or moderator", _word(*OPENERS))
+LOG_FORMAT = Kind("text or json", _word(*FORMATS))
+LOG_LEVEL = Kind("debug, info, warning or error", _word(*LEVELS))
 YES_NO = Kind("yes or no", _yes_no)
 DATABASE_URL = Kind("a database URL: sqlite:///path/to/file.sqlite3 or postgresql://user@host:5432/dbname",
                     _database_url, quiet=True)
@@ -449,6 +455,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("game", "name", NAME, "PBEM_SENDER_NAME"),
     Setting("worker", "poll_interval", SECONDS, "PBEM_POLL_INTERVAL"),
     Setting("worker", "outage_gap", LENGTH, "PBEM_OUTAGE_GAP"),
+    Setting("worker", "log_format", LOG_FORMAT, "PBEM_LOG_FORMAT"),
+    Setting("worker", "log_level", LOG_LEVEL, "PBEM_LOG_LEVEL"),
     Setting("archive", "dir", PATH, "PBEM_ARCHIVE_DIR"),
     Setting("archive", "url", WEB_URL, "PBEM_ARCHIVE_URL"),
     Setting("signup", "new", OPENER),
@@ -734,6 +742,8 @@ def load_config(db: str | None = None, config_file: Path | None = None,
         mail=mail,
         archive=ArchiveConfig(folder=folder, url=values.get("archive", "url", "")),
         signup=_signup_config(values),
+        log=LogSettings(format=values.get("worker", "log_format", "text"),
+                        level=values.get("worker", "log_level", "info")),
     )
 
 

@@ -31,6 +31,7 @@ from .adapters.outbox_sender import SendReport
 from .config import ArchiveConfig, MailConfig, SignupConfig
 from .mail.message import is_bounce, ledger_key, sender, subject
 from .mail.text import read_message
+from .logs import Say
 from .words import plural
 from .store.db import TRANSIENT_DELAY, TRANSIENT_TRIES, DatabaseUnavailable, is_transient, patiently
 from .store.models import InboundMail, OutboxMail, utcnow
@@ -83,14 +84,14 @@ class PassReport:
 class MailWorker:
     def __init__(
         self, engine: Engine, mail: MailConfig, *, clock: Callable[[], datetime] = utcnow,
-        log: Callable[[str], None] = lambda line: None, mail_domain: str | None = None, rate_limit: int = RATE_LIMIT,
+        log: Callable[[str], None] | None = None, mail_domain: str | None = None, rate_limit: int = RATE_LIMIT,
         archive: ArchiveConfig = ArchiveConfig(), signup: SignupConfig = SignupConfig(),
         answers_an_hour: int = ANSWERS_AN_HOUR,
     ) -> None:
         self.engine = engine
         self.mail = mail
         self.clock = clock
-        self.log = log
+        self.log = Say.of(__name__, log)  # the logging module's "pbem.worker" (pbem.logs), and ``log`` if given
         self.rate_limit = rate_limit
         self.games = GameService(engine, clock=clock, mail_domain=mail_domain or mail.game_address.split("@")[-1],
                                  archive=archive)
@@ -152,11 +153,11 @@ class MailWorker:
         """Write that this worker stopped. A database that keeps failing meanwhile does not make a clean stop a
         failure: the beat is only missing, and ``pbem status`` reads the worker as silent, then gone."""
         try:
-            patiently(lambda: self.heartbeat.beat(stopped=True), what="the last heartbeat", log=self.log)
+            patiently(lambda: self.heartbeat.beat(stopped=True), what="the last heartbeat", log=self.log.warning)
         except Exception as exc:
             if not is_transient(exc):
                 raise
-            self.log(f"the last heartbeat was not written: the database failed ({type(exc).__name__})")
+            self.log.warning(f"the last heartbeat was not written: the database failed ({type(exc).__name__})")
 
     def _serve(self, stop: Callable[[], bool], renew: float) -> None:
         delay = 1.0
@@ -182,9 +183,11 @@ class MailWorker:
             except Exception as exc:
                 if not isinstance(exc, RECONNECT_ERRORS) and not is_transient(exc):
                     raise  # a failure of the service itself: let the supervisor see it
-                what = "the database failed" if isinstance(exc, DatabaseUnavailable) or is_transient(exc) \
-                    else "mail server connection lost"
-                self.log(f"{what} ({type(exc).__name__}: {exc}); reconnecting in {delay:.0f} s")
+                database = isinstance(exc, DatabaseUnavailable) or is_transient(exc)
+                what = "the database failed" if database else "mail server connection lost"
+                # A server that drops an IDLE connection is routine (a warning); a database that fails is not.
+                (self.log.error if database else self.log.warning)(
+                    f"{what} ({type(exc).__name__}: {exc}); reconnecting in {delay:.0f} s")
                 trouble = f"{what} ({type(exc).__name__}: {exc})"
                 self.heartbeat.beat(trouble=trouble)
                 end = time.monotonic() + delay
@@ -210,8 +213,10 @@ class MailWorker:
         ``game_ids`` (default: every game where one must decide, found by index), so a person's move and the
         robots' answers to it go out in one pass, for at most ``seconds``. True if any robot moved."""
         moved = self.robots.play_due(game_ids, seconds=seconds)
-        for line in moved.lines() + self.robots.tell_moderator(moved.failed, self.mail.moderator):
+        for line in moved.lines():
             self.log(line)
+        for line in self.robots.tell_moderator(moved.failed, self.mail.moderator):
+            self.log.warning(line)
         self.robots_unfinished = moved.more
         return bool(moved.moves)
 
@@ -238,14 +243,16 @@ class MailWorker:
         try:
             built = build(self.engine, folder)
         except Exception as exc:  # noqa: BLE001 - the archive must never stop the games
-            self.log(f"the archive at {folder} was not updated ({type(exc).__name__}: {exc})")
+            self.log.error(f"the archive at {folder} was not updated ({type(exc).__name__}: {exc})")
             return
         if built.pages:
             self.log(f"archive: {plural(built.pages, 'page')} written, {plural(built.steps, 'step')} drawn")
 
     def _log_sent(self, sent: SendReport) -> None:
         if sent.sent or sent.failed:
-            self.log(f"sent {plural(len(sent.sent), 'mail')}, {len(sent.retry)} to retry, {len(sent.failed)} failed")
+            (self.log.warning if sent.failed else self.log.info)(
+                f"sent {plural(len(sent.sent), 'mail')}, {len(sent.retry)} to retry, {len(sent.failed)} failed",
+                sent=len(sent.sent), retry=len(sent.retry), failed=len(sent.failed))
 
     def read_inbox(self, inbox: Inbox, report: PassReport, stop: Callable[[], bool] = lambda: False) -> None:
         """Process every mail in the mailbox, each in its own transaction. Mails are claimed CLAIM_BATCH at a
@@ -257,7 +264,8 @@ class MailWorker:
         self.heartbeat.pass_started(len(box.uids), inbox.arrived(box.uids[0]) if box.uids else None)
         dead = self.claims.free_the_dead()
         if dead:
-            self.log(f"freed the mails and the outbox of {plural(len(dead), 'stopped worker')}: {', '.join(dead)}")
+            self.log.warning(f"freed the mails and the outbox of {plural(len(dead), 'stopped worker')}: "
+                             f"{', '.join(dead)}")
         last = self.ledger.last_uid(box.name, box.uidvalidity)
         for start in range(0, len(box.uids), CLAIM_BATCH):
             if stop():
@@ -313,7 +321,7 @@ class MailWorker:
         else:
             report.processed.append((uid, who, outcome))
         committed.setdefault(folder, []).append(uid)
-        self.log(f"mail {uid} from {who or '(no sender)'}: {outcome}")
+        self.log(f"mail {uid} from {who or '(no sender)'}: {outcome}", uid=uid, sender=who, outcome=outcome)
         if moved is not None:
             # The robots answer before this mail is: its answer and theirs go out as one mail (services.mail_out.mail_folding).
             # For a short while only: the next mails of the pass (other games') wait for them; what is left of
@@ -348,7 +356,8 @@ class MailWorker:
                 if attempt == TRANSIENT_TRIES:
                     raise DatabaseUnavailable(f"the database kept failing while mail {uid} was processed: "
                                               f"{error_summary(exc).splitlines()[0]}") from exc
-                self.log(f"mail {uid}: the database failed ({type(exc).__name__}); trying it again in {delay:g} s")
+                self.log.warning(f"mail {uid}: the database failed ({type(exc).__name__}); trying it again in "
+                                 f"{delay:g} s", uid=uid)
                 time.sleep(delay)
                 delay *= 4
         raise AssertionError("unreachable: the last try returns or raises")
@@ -390,7 +399,8 @@ class MailWorker:
         summary = error_summary(exc)
         first = summary.splitlines()[0]
         # The frames go to the log, for whoever fixes it; the row keeps the one line (a reason is no traceback).
-        self.log(f"mail {uid} from {who or '(no sender)'}: set aside: {summary}")
+        self.log.error(f"mail {uid} from {who or '(no sender)'}: set aside: {summary}", uid=uid, sender=who,
+                       outcome="error")
         try:
             if self.ledger.outcome(key) is None:  # the failure may have come after the mail's own commit
                 inbound = InboundMail(message_id=key, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid, sender=who,
@@ -399,7 +409,7 @@ class MailWorker:
         except Exception as again:
             if is_transient(again):
                 raise DatabaseUnavailable(f"the database failed while mail {uid} was set aside") from again
-            self.log(f"mail {uid}: its failure could not be recorded either ({error_summary(again).splitlines()[0]})")
+            self.log.error(f"mail {uid}: its failure could not be recorded either ({error_summary(again).splitlines()[0]})")
         return Processed(self.mail.rejected_folder, who, "error (set aside for the moderator)")
 
     def _set_aside_notices(self, msg: EmailMessage, key: str, who: str, summary: str) -> list[OutboxMail]:

@@ -38,8 +38,12 @@ def say_error(message: str) -> None:
     A driver's message over several lines is joined; what the user typed (a command line, an
     address) may hold brackets, so the message is never read as Rich markup.
     """
+    from ..logs import to_journal
+
     message = " ".join(str(message).split())
-    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    # Under systemd (stderr is the journal's stream): the priority for journald, so `journalctl -p err` finds it.
+    journal = "<3>" if to_journal(err.file) else ""
+    err.print(f"{journal}[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
 
 
 def fail(message: str) -> NoReturn:

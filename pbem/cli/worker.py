@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import json
 import signal
-import sys
 import threading
-from datetime import datetime, timezone
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
+from ..logs import FORMATS, LEVELS, LogSettings, Say, configured
 from ..words import plural
-from .context import app_context, fail, out
+from .context import AppContext, app_context, fail, out
 
 if TYPE_CHECKING:
     from ..config import MailConfig
@@ -25,45 +24,59 @@ def _mail_config(ctx: typer.Context) -> MailConfig:
     return app_context(ctx).mail(required=True)  # type: ignore[return-value]
 
 
-_WRITING = threading.Lock()  # a relay thread may log too: whole lines, never two run together
-
-
-def log_line(line: str) -> None:
-    """The worker's log: one line with the time. A plain write, not the console's: a rich print costs about a
-    millisecond, and a line is written for every mail (bench/mail.py). Module-level: the outbox process gets
-    it by name."""
-    with _WRITING:
-        sys.stdout.write(f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M:%S} {line}\n")
-        sys.stdout.flush()
+def _choice(value: str | None, choices: tuple[str, ...], option: str) -> str | None:
+    """An option's value, one of ``choices`` in any case; anything else is one error line (exit code 1)."""
+    if value is None or value.strip().lower() in choices:
+        return None if value is None else value.strip().lower()
+    fail(f"{option} must be one of {', '.join(choices)}, not {value!r}")
 
 
 def worker(
     ctx: typer.Context,
     once: bool = typer.Option(False, "--once", help="Do one pass (read the mailbox, answer, send the outbox) and exit."),
+    log_format: Optional[str] = typer.Option(
+        None, "--log-format", metavar="text|json", show_default=False,
+        help="The log's lines: text (default; under systemd with journald priorities and no time of our own) or "
+             "json (one object a line). Default: [worker] log_format, PBEM_LOG_FORMAT, else text."),
+    log_level: Optional[str] = typer.Option(
+        None, "--log-level", metavar="debug|info|warning|error", show_default=False,
+        help="The least level logged. Default: [worker] log_level, PBEM_LOG_LEVEL, else info."),
 ) -> None:
     """Read the game mailbox, apply the players' commands, answer, and send the outbox.
 
     Without --once it runs until stopped (SIGTERM or Ctrl-C finish the current mail first),
     one pass every poll interval.
 
+    The log: info lines on stdout, warnings and errors on stderr; under systemd each line carries its
+    priority for the journal (journalctl -p err -u pbem-worker lists the errors).
+
     Example:
 
         pbem worker --once
 
         pbem worker
+
+        pbem worker --log-format json --log-level warning
     """
+    chosen = _choice(log_format, FORMATS, "--log-format"), _choice(log_level, LEVELS, "--log-level")
+    context = app_context(ctx)
+    settings = context.config.log  # the config file's and the environment's, checked with the rest
+    mail = _mail_config(ctx)
+    with configured(LogSettings(format=chosen[0] or settings.format, level=chosen[1] or settings.level)):
+        _work(context, mail, once)
+
+
+def _work(context: AppContext, mail: MailConfig, once: bool) -> None:
     from imapclient.exceptions import IMAPClientError
 
     from ..worker import MailWorker
     from ..store.db import is_transient
 
-    context = app_context(ctx)
-    mail = _mail_config(ctx)
-    log = log_line
+    log = Say("pbem.worker")
     # Started while the database restarts, it waits a little (issue 40). Its commits are flushed once a batch of
     # mails, before they leave the mailbox, and before a mail is sent (docs/architecture.md, "Power cuts").
-    engine = context.engine(patient=log, flushed=False)
-    runner = MailWorker(engine, mail, log=log, mail_domain=context.config.mail_domain, archive=context.config.archive,
+    engine = context.engine(patient=log.warning, flushed=False)
+    runner = MailWorker(engine, mail, mail_domain=context.config.mail_domain, archive=context.config.archive,
                         signup=context.config.signup)
     if once:
         try:
@@ -75,7 +88,8 @@ def worker(
                 raise
             fail(f"the database failed: {str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}")
         log(f"pass: {plural(len(report.processed), 'mail')} read, {len(report.sent.sent)} sent, "
-            f"{len(report.sent.retry)} to retry, {len(report.sent.failed)} failed")
+            f"{len(report.sent.retry)} to retry, {len(report.sent.failed)} failed", read=len(report.processed),
+            sent=len(report.sent.sent), retry=len(report.sent.retry), failed=len(report.sent.failed))
         return
     stop = threading.Event()
 

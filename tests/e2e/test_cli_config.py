@@ -97,7 +97,7 @@ SAMPLES: dict[str, tuple[list[str], int]] = {
     "outbox show": (["outbox", "show", "1"], 0),
     "sim": (["sim", "fifth-avenue", "--players", "2", "--games", "1"], 0),
     "status": (["status"], 1),  # no worker has ever run: unhealthy, which is its answer, not an error
-    "worker": (["worker", "--once"], 1),  # the IMAP server is not there
+    "worker": (["worker", "--once", "--log-format", "json", "--log-level", "warning"], 1),  # no IMAP server there
 }
 # The commands that log in to a mail server, so read the password files.
 SENDS_MAIL = {"config check", "worker", "game new", "game play", "game undo", "game replace-player", "game pause",

@@ -137,13 +137,14 @@ def test_bash_completes_pbem_with_the_script_pbem_prints(tmp_path: Path) -> None
     (tmp_path / "pbem-completion.sh").write_text(shown)
     completed = in_bash(f"""
         source {tmp_path / 'pbem-completion.sh'}
-        for line in 'pbem ga' 'pbem db ' 'pbem --ver'; do
+        for line in 'pbem ga' 'pbem db ' 'pbem --ver' 'pbem worker --log'; do
             COMP_WORDS=($line); [[ $line == *' ' ]] && COMP_WORDS+=('')
             COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 ))
             _pbem_completion pbem
             echo "${{COMPREPLY[*]}}"
         done""")
-    assert completed.splitlines() == ["game", "upgrade downgrade status backup check", "--version"], completed
+    assert completed.splitlines() == ["game", "upgrade downgrade status backup check", "--version",
+                                      "--log-format --log-level"], completed
 
     assert "bash completion installed in" in in_bash("pbem --install-completion")
     assert (tmp_path / ".bash_completions" / "pbem.sh").read_text().strip() == shown.strip()

@@ -9,6 +9,7 @@ directly.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import subprocess
@@ -199,6 +200,70 @@ def test_worker_once_from_the_command_line(dovecot, smtp_server, mailboxes, tmp_
     env["PBEM_IMAP_PASSWORD"] = "wrong"
     failed = pbem("config", "check")
     assert failed.returncode == 1 and "FAILED" in failed.stdout
+
+
+def test_the_worker_logs_with_levels_for_journald_and_as_json(dovecot, smtp_server, mailboxes, tmp_path) -> None:
+    """`journalctl -p err -u pbem-worker` finds the errors: under systemd (JOURNAL_STREAM names the stream the
+    worker writes to) each line begins with its journald priority and has no time of its own. `--log-format json`
+    gives one object a line; a format or level that is none of the choices is one error line."""
+    url = f"sqlite:///{tmp_path / 'logs.sqlite3'}"
+    env = dict(os.environ, PBEM_DATABASE_URL=url, PBEM_IMAP_HOST="127.0.0.1", PBEM_IMAP_PORT=str(dovecot.imap_port),
+               PBEM_IMAP_SECURITY="plain", PBEM_IMAP_USER="game", PBEM_IMAP_PASSWORD="secret",
+               PBEM_SMTP_HOST="127.0.0.1", PBEM_SMTP_PORT=str(smtp_server.port), PBEM_SMTP_SECURITY="plain",
+               PBEM_GAME_ADDRESS=GAME, PBEM_CONFIG=os.devnull, COLUMNS="120")
+    env.pop("JOURNAL_STREAM", None)
+
+    def pbem(*args: str, **more: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["pbem", *args], capture_output=True, text=True, env=dict(env, **more), timeout=120)
+
+    def in_the_journal(*args: str, **more: str) -> tuple[int, list[str]]:
+        """A run whose stdout and stderr are one stream, which JOURNAL_STREAM names, as systemd's are."""
+        journal = tmp_path / "journal"
+        with journal.open("w") as stream:
+            found = os.fstat(stream.fileno())
+            run = subprocess.run(["pbem", *args], stdout=stream, stderr=stream, text=True, timeout=120,
+                                 env=dict(env, JOURNAL_STREAM=f"{found.st_dev}:{found.st_ino}", **more))
+        return run.returncode, journal.read_text().splitlines()
+
+    assert pbem("db", "upgrade").returncode == 0
+    assert pbem("game", "new", "fifth-avenue", "-p", "Ann=ann@example.test", "-p", "Bob=bob@example.test").returncode == 0
+    # An archive folder that cannot be made: the worker says so as an error and goes on.
+    (tmp_path / "a-file").write_text("")
+    code, lines = in_the_journal("worker", "--once", PBEM_ARCHIVE_DIR=str(tmp_path / "a-file" / "site"))
+    assert code == 0, lines
+    assert all(re.match(r"<[3-7]>", line) for line in lines), lines
+    errors = [line for line in lines if line.startswith("<3>")]
+    assert errors and errors[0].startswith(f"<3>the archive at {tmp_path / 'a-file' / 'site'} was not updated"), lines
+    assert lines[-1].startswith("<6>pass: 0 mails read, 0 sent"), lines  # (game new sent its mails itself)
+    # A command's one error line carries the priority too.
+    code, lines = in_the_journal("worker", "--once", PBEM_IMAP_PASSWORD="wrong")
+    assert code == 1 and len(lines) == 1 and lines[0].startswith("<3>error: the mail server failed"), lines
+    # Without the journal: the time in UTC and the level, errors on stderr.
+    plain = pbem("worker", "--once", PBEM_ARCHIVE_DIR=str(tmp_path / "a-file" / "site"))
+    assert plain.returncode == 0, plain.stderr
+    assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d INFO pass: 0 mails read", plain.stdout.splitlines()[-1]), plain.stdout
+    assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d ERROR the archive at ", plain.stderr), plain.stderr
+
+    as_json = pbem("worker", "--once", "--log-format", "json", "--log-level", "debug")
+    assert as_json.returncode == 0 and as_json.stderr == "", as_json.stderr
+    objects = [json.loads(line) for line in as_json.stdout.splitlines()]
+    assert objects and all({"time", "level", "logger", "message"} <= set(o) for o in objects), objects
+    last = objects[-1]
+    assert (last["level"], last["logger"], last["read"], last["sent"]) == ("info", "pbem.worker", 0, 0), last
+    assert last["message"].startswith("pass: 0 mails read")
+    # The config's setting is the default of the option: PBEM_LOG_FORMAT=json, and nothing below warning.
+    quiet = pbem("worker", "--once", PBEM_LOG_FORMAT="json", PBEM_LOG_LEVEL="warning")
+    assert quiet.returncode == 0 and quiet.stdout == "" and quiet.stderr == "", quiet
+
+    for args, more, said in [
+            (["--log-level", "loud"], {}, "--log-level must be one of debug, info, warning, error, not 'loud'"),
+            (["--log-format", "xml"], {}, "--log-format must be one of text, json, not 'xml'"),
+            ([], {"PBEM_LOG_LEVEL": "verbose"}, "PBEM_LOG_LEVEL must be one of debug, info, warning, error"),
+            ([], {"PBEM_LOG_FORMAT": "syslog"}, "PBEM_LOG_FORMAT must be one of text, json, not 'syslog'")]:
+        refused = pbem("worker", "--once", *args, **more)
+        assert refused.returncode == 1 and refused.stdout == "", refused
+        assert refused.stderr.splitlines() == [f"error: {said}"] or (
+            len(refused.stderr.splitlines()) == 1 and said in refused.stderr), refused.stderr
 
 
 class DovecotMail:

@@ -41,6 +41,7 @@ from sqlmodel import Session, select
 
 from ...config import SignupConfig
 from ...games import get_game
+from ...logs import Say
 from ...store.models import DecisionClock, Event, Game, GameStatus, Seat, Watcher
 from ...store.uow import UnitOfWork
 from ..mail_out import notices
@@ -88,13 +89,13 @@ class TimekeeperReport:
 
 class Timekeeper:
     def __init__(self, games: GameService, *, moderator: str = "", outage_gap: timedelta = OUTAGE_GAP,
-                 log: Callable[[str], None] = lambda line: None, signup: SignupConfig = SignupConfig()) -> None:
+                 log: Callable[[str], None] | None = None, signup: SignupConfig = SignupConfig()) -> None:
         self.games = games
         self.signup = signup
         self.ledger = MailLedger(games.engine, clock=games.clock, mail_domain=games.mail_domain)
         self.moderator = moderator
         self.outage_gap = outage_gap
-        self.log = log
+        self.log = Say.of(__name__, log)
         self._all_clocked = False  # the one look for games without a clock is done (``_open_missing``)
 
     @property
@@ -150,7 +151,7 @@ class Timekeeper:
                          "so they do not all fire at once."
                          if moved else "No deadline or reminder fell in that time."),
                     ], self.games.new_message_id, now))
-                self.log(f"the worker was away {format_duration(gap.total_seconds())}; {plural(len(moved), 'deadline')} moved")
+                self.log.warning(f"the worker was away {format_duration(gap.total_seconds())}; {plural(len(moved), 'deadline')} moved")
             uow.commit()
 
     # ------------------------------------------------------------------ 2. games without a clock
@@ -216,7 +217,7 @@ class Timekeeper:
         except (DecisionMoved, GameNotActive):
             return True  # the player (or the moderator) was quicker
         except CommandRejected as exc:  # cannot happen with a correct engine; the moderator decides instead
-            self.log(f"game {info.id}: the deadline's command {command!r} was refused: {exc.message}")
+            self.log.warning(f"game {info.id}: the deadline's command {command!r} was refused: {exc.message}")
             return False
         report.played.append((info.id, command))
         self.log(f"game {info.id}: {email}'s deadline passed; played {command!r}")

@@ -34,6 +34,7 @@ from sqlalchemy import Engine
 
 from ...adapters.outbox_sender import SendReport
 from ...config import MailConfig
+from ...logs import LogSettings, Say, active, configure
 from ...store.models import utcnow
 from ...words import plural
 from ..common.ledger import MailLedger
@@ -68,13 +69,15 @@ def shareable(engine: Engine) -> bool:
 
 class OutboxProcess:
     def __init__(self, engine: Engine, mail: MailConfig, *, owner: str, mail_domain: str,
-                 log: Callable[[str], None], interval: float = 60.0, idle: float = 10.0) -> None:
-        """``log`` must be a module-level function: the process gets it by name."""
+                 log: Callable[[str], None] | None = None, interval: float = 60.0, idle: float = 10.0) -> None:
+        """The process logs as this one does (pbem.logs.configure, with the settings this one's ran with); ``log``
+        (a test's), when given, must be a module-level function: the process gets it by name."""
         self.url = engine.url.render_as_string(hide_password=False)
         self.mail = mail
         self.owner = owner
         self.mail_domain = mail_domain
-        self.log = log
+        self.log = Say.of(__name__, log)
+        self.also = self.log.also
         self.interval = interval
         self.idle = idle
         self._context = multiprocessing.get_context("spawn")
@@ -91,7 +94,8 @@ class OutboxProcess:
         self._pipe, theirs = self._context.Pipe()
         self._process = self._context.Process(
             target=serve, name="pbem-outbox", daemon=True,
-            args=(self.url, self.mail, self.owner, self.mail_domain, self.log, self.interval, self.idle, theirs))
+            args=(self.url, self.mail, self.owner, self.mail_domain, self.also, self.interval, self.idle, theirs,
+                  active()))
         self._process.start()
         theirs.close()
         self.wake()  # mail queued while no worker ran (by the moderator's CLI, say) goes out now
@@ -100,7 +104,7 @@ class OutboxProcess:
         """There is new mail in the outbox."""
         if not self._process.is_alive():
             self._collect()
-            self.log(f"the outbox process ended (exit code {self._process.exitcode}); starting it again")
+            self.log.error(f"the outbox process ended (exit code {self._process.exitcode}); starting it again")
             self._pipe.close()
             self.start()
             return
@@ -124,7 +128,7 @@ class OutboxProcess:
             self._collect()  # its reports, read while it finishes: a full pipe would hold it up
             self._process.join(0.05)
         if self._process.is_alive():
-            self.log(f"the outbox process did not end within {timeout:g} s; stopping it")
+            self.log.warning(f"the outbox process did not end within {timeout:g} s; stopping it")
             self._process.kill()  # it ignores SIGTERM (see serve())
             self._process.join(5)
         self._collect()
@@ -157,14 +161,17 @@ def _die_with_the_worker() -> None:
         os._exit(0)  # the worker died before the kernel was asked
 
 
-def serve(url: str, mail: MailConfig, owner: str, mail_domain: str, log: Callable[[str], None], interval: float,
-          idle: float, pipe: Any) -> None:
+def serve(url: str, mail: MailConfig, owner: str, mail_domain: str, also: Callable[[str], None] | None,
+          interval: float, idle: float, pipe: Any, settings: LogSettings | None = None) -> None:
     """The relay process: a round of sending whenever woken, at least every ``interval`` seconds (for retries);
     the SMTP connection closes after ``idle`` seconds without mail. Ends after a last round when told to stop,
     or when the worker is gone."""
     from ...store.db import make_engine
 
     _die_with_the_worker()
+    if settings is not None:
+        configure(settings)
+    log = Say(__name__, also)
     for signum in (signal.SIGINT, signal.SIGTERM):  # Ctrl-C and systemd reach the whole process group: the
         signal.signal(signum, signal.SIG_IGN)      # worker stops this process itself, after a last round
     engine = make_engine(url, create_folder=False, flushed=False)  # a mark lost in a power cut: a mail sent again
@@ -192,7 +199,7 @@ def serve(url: str, mail: MailConfig, owner: str, mail_domain: str, log: Callabl
             try:
                 report = relay.send_now()
             except Exception:  # the database or a bug: say so, and try again on the next round
-                log("sending the outbox failed:\n" + traceback.format_exc(limit=5))
+                log.error("sending the outbox failed:\n" + traceback.format_exc(limit=5))
                 report = SendReport()
                 time.sleep(1.0)
             if report.sent or report.retry or report.failed:

@@ -34,6 +34,7 @@ from sqlalchemy import Engine
 
 from ...adapters.outbox_sender import SendReport, SmtpConnection, send_pending
 from ...config import MailConfig
+from ...logs import Say
 from .moderator_mail import release as release_to_moderator
 
 
@@ -49,12 +50,12 @@ def merge(total: SendReport, more: SendReport) -> None:
 
 class OutboxRelay:
     def __init__(self, engine: Engine, mail: MailConfig, *, clock: Callable[[], datetime],
-                 log: Callable[[str], None] = lambda line: None, interval: float = 60.0, idle: float = 10.0,
+                 log: Callable[[str], None] | None = None, interval: float = 60.0, idle: float = 10.0,
                  parallel: int = 1, failed: Callable[[list[int]], None] = lambda ids: None, owner: str = "") -> None:
         self.engine = engine
         self.mail = mail
         self.clock = clock
-        self.log = log
+        self.log = Say.of(__name__, log)
         self.interval = interval
         self.idle = idle
         self.parallel = parallel
@@ -151,7 +152,7 @@ class OutboxRelay:
                 try:
                     report = self._send()
                 except Exception:  # the database or a bug: say so, and try again on the next round
-                    self.log("sending the outbox failed:\n" + traceback.format_exc(limit=5))
+                    self.log.error("sending the outbox failed:\n" + traceback.format_exc(limit=5))
                     report = SendReport()
                     time.sleep(1.0)
                 if report.sent or report.retry or report.failed:

@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 from sqlalchemy import Engine, delete, insert, select, update
 
+from ...logs import Say
 from ...store.models import WorkerHeartbeat, fit, utcnow
 from .claims import Instance, is_gone
 
@@ -49,11 +50,11 @@ class MailboxReading:
 
 class Heartbeat:
     def __init__(self, engine: Engine, instance: Instance, *, clock: Callable[[], datetime] = utcnow,
-                 log: Callable[[str], None] = lambda line: None) -> None:
+                 log: Callable[[str], None] | None = None) -> None:
         self.engine = engine.execution_options(pbem_write=True)
         self.instance = instance
         self.clock = clock
-        self.log = log
+        self.log = Say.of(__name__, log)
         self.mode = FOREVER
         self.interval = 60.0
         self.reading: MailboxReading | None = None
@@ -108,7 +109,7 @@ class Heartbeat:
                     self._tidied = now
         except Exception as exc:  # the worker goes on; its next mail meets the database on its own
             if not self._failing:
-                self.log(f"the heartbeat could not be written ({type(exc).__name__}: "
+                self.log.error(f"the heartbeat could not be written ({type(exc).__name__}: "
                          f"{' '.join(str(exc).split())[:200]}); pbem status will not see this worker")
             self._failing = True
             return False
