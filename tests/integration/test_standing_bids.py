@@ -4,10 +4,14 @@ what their own order did, and nobody else ever reads an order's limit."""
 
 from __future__ import annotations
 
+from sqlmodel import Session, select
+
 from pbem.games.rng import Rng
+from pbem.services.mail_out.chronicle import happenings
 from pbem.services.mail_in.mail_commands import MailCommands
 from pbem.services.offline.simulate import choose
 from pbem.services.table.service import GameService
+from pbem.store.models import Event
 
 from test_receipts import PLAYERS, asking, last_id, mail, since
 
@@ -212,3 +216,28 @@ def test_every_bidder_reads_the_set_in_a_mail_they_get_anyway(db_engine) -> None
         games.submit(game_id, info.email_of(seat), next((c for c in state.legal_commands() if c.startswith("bid")),
                                                           "pass"))
     assert len(called) >= 2
+
+
+def test_an_imported_game_keeps_its_orders_secret_whatever_the_file_says(db_engine) -> None:
+    """Point 5 (and D48): the import does not take a command's secret flag from the file; the engine marks every
+    standing order again, so an export edited to drop the flag shows no limit to the other players."""
+    games = GameService(db_engine, mail_domain="example.org")
+    game_id = games.create_game("fifth-avenue", PLAYERS, seed=5)
+    frame = to_first_auction(games, game_id)
+    info = games.get(game_id)
+    third = frame["order"][2]
+    games.submit(game_id, info.email_of(third), "bid up to 9")
+    doc = games.export(game_id)
+    orders = [e for e in doc["events"] if e["kind"] == "command" and "up to" in e["data"]["command"]]
+    assert [e["data"].get("secret") for e in orders] == [True]
+    for e in doc["events"]:  # the flag taken off the order, and put on a command anybody may read
+        if e["kind"] == "command":
+            e["data"]["secret"] = False if e in orders else True
+    copy = games.import_game(doc)
+    imported = games.get(copy)
+    with Session(db_engine) as s:
+        rows = list(s.exec(select(Event).where(Event.game_id == copy, Event.kind == "command")).all())
+    assert [row.data.get("secret", False) for row in rows] == ["up to" in row.data["command"] for row in rows]
+    for seat in range(3):
+        told = " ".join(" ".join([item.headline, *item.details]) for item in happenings(rows, imported, seat))
+        assert ("up to 9" in told) == (seat == third), (seat, told)

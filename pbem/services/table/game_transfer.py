@@ -9,7 +9,9 @@ state must be the one it says.
 The players' mails are part of the record: which mails each gets (``delivery``) and the last event their mails
 told them of (``told_seq``), so the rebuilt game's next mail to each starts where the old one would have. The
 public engine events a command's mails tell of (``data["events"]``, read by ``services.mail_out.chronicle``) are not taken
-from the file: the replay makes them again, every command's, undone ones too.
+from the file: the replay makes them again, every command's, undone ones too. Nor is a command's ``secret`` flag
+(a standing order, whose limit only its player may read: docs/rules.md D48): the engine says which commands are
+secret, so a file without the flag, or with it taken off, cannot show an order's limit to the other players.
 """
 
 from __future__ import annotations
@@ -400,10 +402,11 @@ def import_game(games: GameChanges, doc: Any) -> int:
     """Rebuild an exported game under a new number; its final state must equal the export's."""
     now = games.clock()
     checked = check_export(doc, now)
-    state, told = _replay(checked)
+    state, told, secret = _replay(checked)
     for e in checked.events:
         if e["kind"] == "command":
-            e["data"] = {**e["data"], "events": told[e["seq"]]}
+            e["data"] = {**{k: v for k, v in e["data"].items() if k != "secret"}, "events": told[e["seq"]],
+                         **({"secret": True} if secret[e["seq"]] else {})}
     if json.loads(state.to_json()) != checked.state:  # the same position; the stored state is the replay's
         raise ImportFailed("the import file is inconsistent: replaying its commands does not give its final state")
     if (checked.status == GameStatus.FINISHED) != state.is_terminal():
@@ -440,20 +443,33 @@ def import_game(games: GameChanges, doc: Any) -> int:
         return game.id  # type: ignore[return-value]
 
 
-def _replay(checked: _Checked) -> tuple[Any, dict[int, list[dict[str, Any]]]]:
-    """The state from the seed and the commands in force, and the public engine events of every command of the
-    history (undone ones too: their mails told of them), by event number."""
+def _replay(checked: _Checked) -> tuple[Any, dict[int, list[dict[str, Any]]], dict[int, bool]]:
+    """The state from the seed and the commands in force, the public engine events of every command of the
+    history (undone ones too: their mails told of them), and whether each command is for its player alone (a
+    standing order), by event number."""
     in_force = effective_commands(checked.events)
     state = _new_state(checked)
     told: dict[int, list[dict[str, Any]]] = {}
+    secret: dict[int, bool] = {}
     for e in checked.events:
         if e["kind"] == "command":
+            secret[e["seq"]] = _secret(state, e["seq"], e["seat"], e["data"]["command"])
             told[e["seq"]] = public_events(_applied(state, e["seq"], e["seat"], e["data"]["command"]))
         elif e["kind"] == "undo":
             state = _new_state(checked)
             for seq, seat, command in in_force[e["seq"]]:
                 _applied(state, seq, seat, command)
-    return state, told
+    return state, told, secret
+
+
+def _secret(state: Any, seq: int, seat: int, command: str) -> bool:
+    """Whether ``command`` is for its player's eyes alone, as the game service marks it when it is played."""
+    try:
+        return bool(getattr(state.parse(seat, command), "secret", False))
+    except CommandError as exc:
+        raise ImportFailed(f"event {seq}: '{command}' does not replay: {exc.message}") from exc
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ImportFailed(f"event {seq}: '{command}' does not replay: {exc}") from exc
 
 
 def _new_state(checked: _Checked) -> Any:
