@@ -88,12 +88,15 @@ MAX_TEXT_LINES = 2_000  # ... in at most this many lines: a short line costs as 
 MAX_READ_BYTES = 4_000_000  # the decoded plain body; a larger one is not read at all (a short answer above a long
 # quote is read: a 4 MB quote is read in about 0.2 s)
 MAX_HTML_BYTES = 1_000_000  # an HTML body (only read when a mail has no plain text): a dense one is read at ~1 MB/s
+MAX_HTML_TAGS = 40_000  # tags of an HTML body parsed; the text after them is not read, and the player is told.
+# Each tag costs about 12 microseconds of CPU: 1 MB of 124,000 tags cost 2.2 s to handle, over the second one mail
+# may cost (issue 41); an HTML mail that quotes our board holds some 200 tags a board
 MAX_PARTS = 500  # MIME parts looked at in one mail; the rest are ignored
 MAX_DEPTH = 20  # nesting of multiparts followed
 MAX_PATTERN_LINE = 1000  # longer lines are kept without looking for headers, signatures or our board in them
 
 __all__ = [
-    "MAX_HTML_BYTES", "MAX_TEXT_BYTES", "MAX_TEXT_LINES", "MAX_READ_BYTES", "MailText", "read_message", "extract_text", "reply_lines", "html_to_text",
+    "MAX_HTML_BYTES", "MAX_HTML_TAGS", "MAX_TEXT_BYTES", "MAX_TEXT_LINES", "MAX_READ_BYTES", "MailText", "read_message", "extract_text", "reply_lines", "html_to_text",
     "decode_payload", "same_line_attribution",
 ]
 
@@ -164,7 +167,7 @@ def _extract(msg: Message, pasted: Pasted | None) -> MailText:
         ignored.append(f"oversized {body_type} body ({size} bytes, at most {ceiling})")
         return MailText(body="\n".join(texts), body_type=body_type, lines=[], ignored=ignored, oversized=True)
 
-    body, text = _readable(body_type, parts, texts)
+    body, text = _readable(body_type, parts, texts, ignored)
     lines, skipped = reply_lines(text, limit=MAX_TEXT_BYTES, pasted=pasted, max_lines=MAX_TEXT_LINES)
     ignored += skipped
     unread = [note for note in ignored if _UNREAD.match(note) and not _SIGNATURE_PART.search(note)]
@@ -192,14 +195,14 @@ def _utf8_size(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
-def _readable(body_type: str, parts: list[Message], texts: list[str]) -> tuple[str, str]:
+def _readable(body_type: str, parts: list[Message], texts: list[str], notes: list[str]) -> tuple[str, str]:
     """The body to keep and the text to read in it, from the chosen parts' decoded texts, in order.
 
     HTML parts are converted one by one (each is a document of its own);
     plain parts get unix line ends, and are unflowed each by its own format.
     """
     if body_type == "html":
-        body = "\n".join(html_to_text(text) for text in texts)
+        body = "\n".join(html_to_text(text, notes) for text in texts)
         return body, body
     bodies, readable = [], []
     for part, text in zip(parts, texts):
@@ -435,11 +438,16 @@ _SIGNATURE_IDS = ("signature", "applemailsignature")
 OUTLOOK_SEPARATOR = "_" * 32
 
 
+class _TooManyTags(Exception):
+    """An HTML body holds more than MAX_HTML_TAGS tags: what follows is not read."""
+
+
 class _HtmlText(HTMLParser):
     """Text of an HTML mail: a line per block or <br>, quotes as "> " lines."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
+        self.tags = 0
         self.lines: list[str] = []
         self.current: list[str] = []
         self.current_depth = 0
@@ -478,7 +486,13 @@ class _HtmlText(HTMLParser):
             self.current_has_text = bool(text.strip())
         self.current.append(text)
 
+    def _count_tag(self) -> None:
+        self.tags += 1
+        if self.tags > MAX_HTML_TAGS:
+            raise _TooManyTags
+
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._count_tag()
         tag = tag.lower()
         if tag in _SKIP_TAGS:
             if tag not in _VOID_TAGS:
@@ -522,6 +536,7 @@ class _HtmlText(HTMLParser):
             self.newline()
 
     def handle_endtag(self, tag: str) -> None:
+        self._count_tag()
         tag = tag.lower()
         if not self.open_tags[tag]:
             if tag in _BLOCK_TAGS or tag == "br":
@@ -561,13 +576,18 @@ class _HtmlText(HTMLParser):
         self.newline()
 
 
-def html_to_text(html: str) -> str:
+def html_to_text(html: str, notes: list[str] | None = None) -> str:
     """An HTML mail as plain text: blocks and <br> as line breaks, entities decoded,
-    scripts and styles left out, and each level of <blockquote> as a "> " quote mark."""
+    scripts and styles left out, and each level of <blockquote> as a "> " quote mark.
+    Only the text before the MAX_HTML_TAGS-th tag is read; ``notes`` is told when there is more."""
     parser = _HtmlText()
     try:
         parser.feed(html)
         parser.close()
+    except _TooManyTags:
+        parser.newline()
+        if notes is not None:
+            notes.append(f"text after {MAX_HTML_TAGS} HTML tags (not read)")
     except Exception:  # pragma: no cover - html.parser is lenient; keep what was read
         parser.newline()
     return "\n".join(parser.lines)
