@@ -342,19 +342,65 @@ def test_an_auction_run_by_orders_ends_as_the_same_bids_by_hand(n):
     assert checked == 50 and len(by_order) >= 50  # orders made many of the bids and passes
 
 
+def order_examples() -> list[str]:
+    """Every example of orders that docs/cli.md, the help of 'bid' and the mail of a set's start give."""
+    import re
+    from pathlib import Path
+
+    from pbem.games.fifth_avenue.guide import COMMAND_HELP, set_orders
+
+    text = (Path(__file__).resolve().parents[3] / "docs" / "cli.md").read_text()
+    examples = [re.search(r'"([^"]+)"', line).group(1) for line in text.splitlines()
+                if "pbem game play" in line and "up to" in line]
+    bid = next(h for h in COMMAND_HELP if h.word == "bid")
+    examples += [e for e in re.findall(r"'([^']+)'", bid.does) if "up to" in e and "<" not in e]
+    said = " ".join(set_orders(open_set(), 1))
+    examples += [e for e in re.findall(r"'([^']+)'", said) if "up to" in e]
+    return examples
+
+
+def test_the_order_examples_of_the_docs_and_the_help_run_as_commands():
+    """docs/cli.md's examples, the help's and the set mail's (point 6): each line is read by the mail reader as
+    the commands it says, and every command is an order the game takes from a bidder out of turn, for a set of
+    42W, Times Square and Central Park."""
+    from pbem.games.fifth_avenue import VOCABULARY
+    from pbem.games.fifth_avenue.actions import split_commands
+    from pbem.mail.commands import read_line
+
+    examples = order_examples()
+    assert len(examples) >= 5 and any(": up to" in e for e in examples), examples
+    for example in examples:
+        s = started(3, seed=11)
+        clear_plots(s)
+        for seat in range(3):
+            set_hand(s, seat, gray=[2, 2, 0], black=[1, 0, 0])
+        trigger_auctions(s, ["42W", "TS"])
+        second = top(s)["order"][1]
+        commands = split_commands(example)
+        reading = read_line(example, VOCABULARY)
+        assert reading.whole and len(reading.commands) == len(commands), (example, reading)
+        for command in reading.commands:
+            s.apply_command(second, command)  # raises if the game refuses it
+        assert s.orders.get(str(second)), example
+        assert s.current_player() == top(s)["order"][0]  # orders out of turn: nothing played yet
+
+
 def test_the_orders_docs_cli_shows_read_as_the_commands_they_say():
-    """docs/cli.md's example of orders for a set: each command reads, and reads back the same."""
+    """docs/cli.md's examples of orders for a set: each command reads, and reads back the same."""
     import re
     from pathlib import Path
 
     text = (Path(__file__).resolve().parents[3] / "docs" / "cli.md").read_text()
-    (example,) = [line for line in text.splitlines() if "pbem game play" in line and "up to" in line]
-    commands = re.search(r'"([^"]+)"', example).group(1).split(";")
+    first, second = [line for line in text.splitlines() if "pbem game play" in line and "up to" in line]
     board = new_game(players=3, seed=1).board
-    actions = [parse_command(board, command) for command in commands]
-    assert actions == [StandingBid(12, "gray", "42W"), BuildOrder("42W"), StandingBid(0, None, "CP")]
+    commands = re.search(r'"([^"]+)"', first).group(1).split(";")
+    assert [parse_command(board, command) for command in commands] == [
+        StandingBid(12, "gray", "42W"), BuildOrder("42W"), StandingBid(0, None, "CP")]
+    commands = re.search(r'"([^"]+)"', second).group(1).split(";")
+    assert [parse_command(board, command) for command in commands] == [
+        StandingBid(12, "gray", "42W"), StandingBid(0, None, "TS"), StandingBid(8, None, "CP"), BuildOrder("CP")]
     s = open_set()
     first, second, _ = top(s)["order"]
-    for command in commands:  # and they are orders the game takes, out of turn, for a set of 42W and CP
-        s.apply_command(second, command.strip())
+    for command in re.search(r'"([^"]+)"', text.split("pbem game play 3 --as bob")[1]).group(1).split(";"):
+        s.apply_command(second, command.strip())  # orders the game takes, out of turn, for a set of 42W and CP
     assert s.orders[str(second)]["CP"] == {"limit": 0, "color": None}
