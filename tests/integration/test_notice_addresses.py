@@ -1,8 +1,9 @@
 """Issue 47, points 3 and 4, for the notices a game's clock and its moderator make: reminders, deadlines that
 passed (the moderator's and the game's own default), an absence, a watcher's daily mail, a player's daily
-digest, and the moderator's changes (replace-player, a move played for a player, undo). Each kind is driven
-once on both databases, and every mail any of them made opens with a sentence and shows no address but its
-reader's own and the moderator's (test_notice_truth.py does the same for a whole game's moves)."""
+digest, a reminder digest of two games, and the moderator's changes (replace-player, a move played for a
+player, undo). Each kind is driven once on both databases, and every mail any of them made opens with a
+sentence and shows no address but its reader's own and the moderator's (test_notice_truth.py does the same for
+a whole game's moves)."""
 
 from __future__ import annotations
 
@@ -16,10 +17,10 @@ from pbem.services.common.timing import Timing
 from pbem.services.table.service import GameService
 from pbem.store.models import OutboxMail, Watcher
 
-ANN, BOB, CY, DEE, WAT = (f"{who}@example.org" for who in ("ann", "bob", "cy", "dee", "wat"))
+ANN, BOB, CY, DEE, EVE, WAT = (f"{who}@example.org" for who in ("ann", "bob", "cy", "dee", "eve", "wat"))
 MODERATOR = "mod@example.org"
 ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-NAMES = {"Ann", "Bob", "Cy", "Dee"}
+NAMES = {"Ann", "Bob", "Cy", "Dee", "Eve"}
 
 
 def test_every_notice_kind_opens_with_a_sentence_and_shows_no_other_address(database_url: str) -> None:
@@ -33,6 +34,9 @@ def test_every_notice_kind_opens_with_a_sentence_and_shows_no_other_address(data
                                 timing=Timing().changed({"deadline": "48h", "bid-deadline": "48h",
                                                          "reminder": "50%", "on-timeout": "moderator"}))
     games.set_delivery(game_id, "digest", BOB)
+    # Cy waits on a decision in a second game too: his reminders come together, in one digest.
+    other = games.create_game("fifth-avenue", [("Cy", CY), ("Eve", EVE)], seed=9,
+                              timing=Timing().changed({"deadline": "48h", "reminder": "50%"}))
     with Session(engine) as s:
         s.add(Watcher(game_id=game_id, email=WAT, since=now[0], due_at=now[0]))
         s.commit()
@@ -90,6 +94,8 @@ def test_every_notice_kind_opens_with_a_sentence_and_shows_no_other_address(data
         assert all(len(line) <= 72 for line in row.text_body.splitlines()), row.text_body
         body = row.text_body
         assert body.index("Scores: ") < body.index("What happened:") < body.index("Board:"), body
-    assert "Reminder:" in said[CY] and "Late:" in said[CY]
+    assert "Late:" in said[CY] and any(row.subject.startswith("[pbem] digest: your move in 2 games")
+                                       for row in mails if row.recipient == CY)
+    assert other != game_id
     assert any(row.text_body.startswith("Your daily mail") for row in mails if row.recipient in (BOB, DEE))
     assert any("Dee" in said[who] for who in (ANN, DEE))
