@@ -629,6 +629,8 @@ _ATTRIBUTION_MAX = 300  # characters; no attribution, wrapped or not, is longer
 _ATTRIBUTION_LINES = 4  # ... nor wrapped over more lines ('On <date>,' / 'pbem' / '<game@...>' / 'wrote:')
 _ATTRIBUTION_COLONS = 5  # colons looked at for an attribution with text after it: 10:00:00 +00:00 wrote:
 _COLON = re.compile("[:：]")
+# Mutt's: "* Fifth Avenue <game@pbem.example> [2026-11-03 10:02]:", an attribution when a quote follows.
+_MUTT = re.compile(r"^\* [^<>\n]{0,80}<[^\s<>@]++@[^\s<>]++> \[[\d: +-]{8,30}\]:$")
 # "Ann <ann@example.org> wrote:" and the like (or just "Ann <ann@example.org>:"): an attribution only
 # when a quote follows.
 _WROTE = re.compile(
@@ -1032,7 +1034,7 @@ def _attribution(stripped: list[str], i: int) -> int:
         ):
             return end - i + 1
     s = stripped[i]
-    if len(s) <= 200 and s.endswith((":", "：")) and (_WROTE.search(s) or _ADDRESS_AT_END.search(s)):
+    if len(s) <= 200 and s.endswith((":", "：")) and (_WROTE.search(s) or _ADDRESS_AT_END.search(s) or _MUTT.match(s)):
         # "Ann <ann@example.org> wrote:", with no date: an attribution only when a quote follows
         j = _next_nonblank(stripped, i + 1)
         return 1 if j is not None and _is_quoted(stripped[j]) else 0

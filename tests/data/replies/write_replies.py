@@ -145,6 +145,24 @@ SHAPES = {
                        lambda t: f"{t}\n\nOn Mon, 3 Nov 2026 at 10:02, Fifth Avenue <game@pbem.example> wr=\note:\n"
                                  f"{quoted(OURS)}\n"),
     "pasted_unquoted": ("our game mail pasted under the text without quote marks", lambda t: f"{t}\n\n{OURS}"),
+    # Shapes written after the reader's rules, to see how they hold on clients they were not made for.
+    "proton_mail": ("Proton Mail", lambda t: f"{t}\n\nSent with Proton Mail secure email.\n\n"
+                                             "------- Original Message -------\nOn Monday, November 3rd, 2026 at "
+                                             f"10:02, {GAME} wrote:\n\n\n{quoted(OURS)}\n"),
+    "samsung_email": ("Samsung Email", lambda t: f"{t}\n\n\nSent from my Galaxy\n\n\n-------- Original message "
+                                                 f"--------\nFrom: {GAME}\nDate: 03/11/2026 10:02 (GMT+01:00)\n"
+                                                 f"To: Ann <ann@example.org>\nSubject: {SUBJECT}\n\n{OURS}"),
+    "outlook_mac": ("Outlook for Mac", lambda t: f"{t}\n\nFrom: {GAME}\nDate: Monday, 3 November 2026 at 10:02\n"
+                                                 f"To: Ann <ann@example.org>\nSubject: {SUBJECT}\n\n{OURS}"),
+    "spark": ("Spark", lambda t: f"{t}\n\nOn 3 Nov 2026 at 10:02 +0100, {GAME}, wrote:\n{quoted(OURS)}\n"),
+    "fastmail": ("Fastmail", lambda t: f"{t}\n\nOn Mon, 3 Nov 2026, at 10:02, Fifth Avenue wrote:\n{quoted(OURS)}\n"),
+    "roundcube": ("Roundcube in German", lambda t: f"{t}\n\nAm 03.11.2026 10:02, schrieb Fifth Avenue:\n"
+                                                   f"{quoted(OURS)}\n"),
+    "outlook_android": ("Outlook for Android", lambda t: f"{t}\n\nGet Outlook for Android<https://aka.ms/AAb9ysg>\n"
+                                                         f"________________________________\n"
+                                                         f"{block(ENGLISH, 'Monday, November 3, 2026 10:02:11 AM')}"
+                                                         f"\n{OURS}"),
+    "mutt": ("Mutt", lambda t: f"* Fifth Avenue <game@pbem.example> [2026-11-03 10:02]:\n{quoted(OURS)}\n\n{t}\n"),
 }
 
 

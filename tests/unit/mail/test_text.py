@@ -1048,3 +1048,9 @@ def test_an_interleaved_answer_under_a_dated_attribution_is_kept():
 
 def test_a_players_line_above_our_head_stays():
     assert lines_of("- pass\nDone: cards brown violet\nSince your last mail:") == ["- pass"]
+
+
+def test_mutts_attribution_goes_with_its_quote_only():
+    mutt = "* Fifth Avenue <game@pbem.example> [2026-11-03 10:02]:"
+    assert lines_of(f"{mutt}\n> Your turn\n\npass") == ["pass"]
+    assert lines_of(f"{mutt}\npass") == [mutt, "pass"]  # no quote under it: the player's line
