@@ -30,8 +30,9 @@ class Vocabulary:
     words: frozenset[str]
     fillers: frozenset[str] = frozenset()
     alone: frozenset[str] = frozenset()  # command words that are a whole command by themselves: 'pass', 'A'
-    # Words that start a command when a colon follows them: the auction an order is for ('42W: up to 12 gray',
-    # 'TS: pass'); the command word after the colon belongs to that command.
+    # Names that start a command when a colon follows them (lower case, words separated by one space): the
+    # auction an order is for ('42W: up to 12 gray', 'Times Square: pass'); the command word after the colon
+    # belongs to that command.
     labels: frozenset[str] = frozenset()
 
     def mistyped_command(self, token: str) -> str | None:

@@ -43,6 +43,7 @@ _CLAUSE_END = tuple(",.;:!?)…")  # a token ending in one of these closes a cla
 _SENTENCE_END = tuple(".;!?…")  # ... and one of these also ends a command ('bid: brown 4' goes on)
 _COLON = re.compile(r":(\s|$)")
 _DASHES = frozenset({"-", "--", "–", "—"})
+_LABEL_WORDS = 4  # the most words of a label: '42nd Street West:'
 _ABBREVIATION = 3  # 'st.' in '34th st. west': a short word's dot does not end a sentence
 
 
@@ -113,13 +114,14 @@ def _command_at(tokens: list[tuple[int, int, str]], i: int, vocabulary: Vocabula
     if i > 0 and not _closes_clause(tokens[i - 1][2]):
         return None  # in the middle of a sentence: "why did Bob bid brown 4" (looked at first: it costs least)
     typo = None
-    labelled = tokens[i][2].endswith(":") and _word(tokens[i][2]) in vocabulary.labels  # '42W: up to 12'
+    label_end = _label_end(tokens, i, vocabulary)  # '42W: up to 12', 'Times Square: pass'
+    labelled = label_end is not None
     if _word(tokens[i][2]) not in vocabulary.commands and not labelled:
         typo = vocabulary.mistyped_command(_word(tokens[i][2]))
         if typo is None:
             return None
     meant = 0  # game words (not fillers) after the command word
-    j = i + 1
+    j = label_end or i + 1
     if labelled and j < len(tokens) and (_word(tokens[j][2]) in vocabulary.commands
                                          or vocabulary.mistyped_command(_word(tokens[j][2]))):
         meant, j = 1, j + 1  # 'TS: pass', '42W: build max': the command word is the label's
@@ -144,6 +146,15 @@ def _command_at(tokens: list[tuple[int, int, str]], i: int, vocabulary: Vocabula
     if j == len(tokens) or (j == i + 1 and (_closes_clause(tokens[i][2]) or tokens[j][2] in _DASHES)):
         return j  # alone in its clause: 'pass', 'Pass, sorry', 'pass - sorry', 'stop building'
     return None  # 'Take care', 'Pass my regards', 'Stop sending', 'Play on, Bob': prose
+
+
+def _label_end(tokens: list[tuple[int, int, str]], i: int, vocabulary: Vocabulary) -> int | None:
+    """The token after a label that starts at token ``i`` (a name of the game's labels ending in a colon:
+    '42W:', 'Times Square:', 'Central Park:'), or None if none starts there."""
+    for k in range(i, min(i + _LABEL_WORDS, len(tokens))):
+        if tokens[k][2].endswith(":"):
+            return k + 1 if " ".join(_word(t[2]) for t in tokens[i:k + 1]) in vocabulary.labels else None
+    return None
 
 
 def _means(word: str, vocabulary: Vocabulary) -> bool:

@@ -374,7 +374,8 @@ def vocabulary(boards: tuple[Board, ...]) -> Vocabulary:
             words.update(_tokens(business), [] if " " in business else [business + "s"])
         for alias in board.sixth_plot_aliases:
             words.update(_tokens(alias))
-    labels = {code.lower() for board in boards for code in (*board.district_codes, CENTRAL_PARK)}  # '42W: pass'
+    labels = {name for board in boards for name, code in _place_table(board).items()  # '42W:', 'Times Square:'
+              if code in (*board.district_codes, CENTRAL_PARK)}
     return Vocabulary(commands=COMMAND_WORDS, words=frozenset(words), fillers=frozenset({"a", "b", "c", "d", "building", "to", "in"}),
                       alone=frozenset({"a", "d", "pass", "stop", "action"}),  # "action" as in "action A"
                       labels=frozenset(labels))

@@ -92,6 +92,8 @@ def test_most_reachable_counts_the_best_colour_and_every_black_card():
     ("42W: build max", BuildOrder("42W")),
     ("TS: build 2", BuildOrder("TS", 2)),
     ("42W: stop building", BuildOrder("42W", stop=True)),
+    ("Times Square pass", StandingBid(0, None, "TS")),
+    ("central park: up to 8 gray", StandingBid(8, "gray", "CP")),
 ])
 def test_standing_bids_read(text, action):
     board = new_game(players=3, seed=1).board

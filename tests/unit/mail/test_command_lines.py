@@ -57,6 +57,8 @@ COMMANDS = [
     ("TS: stop", ["TS stop"], []),
     ("CP: cancel", ["CP cancel"], []),
     ("TS: pas", ["TS pas"], []),  # a typo after the label: the parser names it
+    ("Times Square: pass; Central Park: up to 8", ["Times Square pass", "Central Park up to 8"], []),
+    ("34th Street West: build max", ["34th Street West build max"], []),
 ]
 
 # Real typos: still commands, so that the parser answers them ("did you mean ...?").
