@@ -37,6 +37,8 @@ LONG_LINES = {
     "247,000 x 'Ann' and a no-break space": "Ann\xa0" * 247_000,
     "111,000 x 'a@b. <a@b'": "a@b. <a@b" * 111_000,
 }
+# The costliest mail of any shape (bench/hostile.py): an HTML-only body of 124,000 tags (1 MB).
+HTML_TAGS = "<p>board</p>" + "<b> </b>" * 124_000
 
 _parse = BytesParser(policy=policy.default).parsebytes
 
@@ -79,13 +81,13 @@ class TwoGames:
             fetched = client.fetch(uids, [b"BODY.PEEK[]"]) if uids else {}
             return [fetched[uid][b"BODY[]"] for uid in uids]
 
-    def reply(self, user: str, body: str, n: int) -> tuple[str, bytes]:
+    def reply(self, user: str, body: str, n: int, content_type: str = "text/plain") -> tuple[str, bytes]:
         """``user``'s Reply to their opening mail (so it proves the seat), with ``body`` as its text."""
         original = _parse(self.opening[user], headersonly=True)
         mid = f"<long-line-{n}-{user}@client.example.test>"
         head = (f"From: {user.capitalize()} <{user}@example.test>\r\nTo: {GAME}\r\nSubject: Re: {original['Subject']}"
                 f"\r\nMessage-ID: {mid}\r\nIn-Reply-To: {original['Message-ID']}\r\nReferences: {original['Message-ID']}"
-                f"\r\nDate: Mon, 23 Nov 2026 10:00:00 +0000\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n")
+                f"\r\nDate: Mon, 23 Nov 2026 10:00:00 +0000\r\nContent-Type: {content_type}; charset=utf-8\r\n\r\n")
         return mid, head.encode() + body.encode("utf-8") + b"\r\n"
 
     def answer_to(self, user: str, mid: str) -> str | None:
@@ -101,11 +103,11 @@ class TwoGames:
                     return _parse(raw).get_body(("plain",)).get_content()
         return None
 
-    def play(self, long_line: str, n: int = 1) -> dict:
+    def play(self, long_line: str, n: int = 1, content_type: str = "text/plain") -> dict:
         """Ann's long line, then Dee's ``board``, put in the game mailbox at one moment; returns both answers, the
         seconds from that moment to Dee's answer in her INBOX, and the worker's CPU seconds until then."""
         assert self.worker is not None
-        ann_mid, ann_raw = self.reply("ann", long_line, n)
+        ann_mid, ann_raw = self.reply("ann", long_line, n, content_type)
         dee_mid, dee_raw = self.reply("dee", "board", n)
         cpu = _cpu_seconds(self.worker.pid)
         with self.dovecot.imap("game") as client:
@@ -118,4 +120,4 @@ class TwoGames:
         return {"ann": ann, "dee": dee, "latency": latency, "worker_cpu": spent}
 
 
-__all__ = ["FIRST_GAME", "GAME", "LONG_LINES", "OTHER_GAME", "TwoGames", "USERS"]
+__all__ = ["FIRST_GAME", "GAME", "HTML_TAGS", "LONG_LINES", "OTHER_GAME", "TwoGames", "USERS"]
