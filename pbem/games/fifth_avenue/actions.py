@@ -181,6 +181,21 @@ class BuildOrder:
 
 
 @dataclass(frozen=True)
+class PassRest:
+    """A standing pass in every auction of the set that runs for which the player has no standing bid yet (the
+    issue's 'pass for the rest'): read at its line, so an order of a later line replaces it there."""
+
+    secret = True
+
+    def __str__(self) -> str:
+        return "rest: pass"
+
+    @property
+    def order_key(self) -> tuple[str, str | None]:
+        return ("bid", "rest")
+
+
+@dataclass(frozen=True)
 class Pass:
     def __str__(self) -> str:
         return "pass"
@@ -206,7 +221,7 @@ class Stop:
 
 Action = (
     Place | TakeSkyscrapers | PlaceBusiness | BlackCardAndMove | ScoreDistrict | TakeCards | Move | Bid | Pass | Build | Stop
-    | StandingBid | CancelStandingBid | BuildOrder
+    | StandingBid | CancelStandingBid | BuildOrder | PassRest
 )
 
 
@@ -233,6 +248,7 @@ HELP = (
 
 _SPLIT = re.compile(r"[\s,+:]+")  # ':' too: '42W: up to 12 gray' is the order 'bid 42W up to 12 gray'
 ORDER_WORDS = frozenset({"up", "pass", "cancel", "build", "stop", "bid"})  # what may follow '42W:' in an order
+REST = ("rest", "the rest", "others", "the others")  # 'rest: pass': every auction of the set not ordered yet
 
 
 def split_commands(line: str) -> list[str]:
@@ -375,7 +391,7 @@ def vocabulary(boards: tuple[Board, ...]) -> Vocabulary:
         for alias in board.sixth_plot_aliases:
             words.update(_tokens(alias))
     labels = {name for board in boards for name, code in _place_table(board).items()  # '42W:', 'Times Square:'
-              if code in (*board.district_codes, CENTRAL_PARK)}
+              if code in (*board.district_codes, CENTRAL_PARK)} | set(REST)
     return Vocabulary(commands=COMMAND_WORDS, words=frozenset(words), fillers=frozenset({"a", "b", "c", "d", "building", "to", "in"}),
                       alone=frozenset({"a", "d", "pass", "stop", "action"}),  # "action" as in "action A"
                       labels=frozenset(labels))
@@ -396,6 +412,13 @@ def parse_command(board: Board, text: str) -> Action | PartialMove:
         raise r.error("the command is empty")
     if r.peek() not in COMMAND_WORDS and r.at_place():  # '42W: up to 12 gray; TS: pass' (issue 43)
         return _parse_labelled_order(r)
+    if " ".join(r.toks[:2]) in REST or r.peek() in REST:  # 'rest: pass'
+        r.i = 2 if " ".join(r.toks[:2]) in REST else 1
+        if r.peek() != "pass":
+            raise r.error("for the rest of the set's auctions the order is 'rest: pass'")
+        r.i += 1
+        r.done()
+        return PassRest()
     word = r.next("a command")
     if word == "action":
         word = r.next("the action letter")

@@ -282,7 +282,8 @@ COMMAND_HELP: tuple[CommandHelp, ...] = (
         "[<color>]' (also before your turn, for example 'bid up to 12 gray'): at each of your turns pbem bids "
         f"for you up to that total and passes when it cannot; its cards are {CARD_RULE}. Nobody else sees the "
         "total; a new one replaces it, 'bid cancel' ends it. For the auctions of a whole set at once, name each "
-        "before its order: '42W: up to 12 gray; TS: pass; CP: up to 8' ('42W: build max' orders the build).",
+        "before its order: '42W: up to 12 gray; TS: pass; CP: up to 8' ('42W: build max' orders the build; "
+        "'rest: pass' passes wherever you have no standing bid).",
         "2.6", "auctions", also=("raise", "add")),
     CommandHelp(
         "pass", "pass", "pass", "leave an auction",

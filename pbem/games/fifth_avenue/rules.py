@@ -33,6 +33,7 @@ from .actions import (
     Build,
     BuildOrder,
     CancelStandingBid,
+    PassRest,
     Counts,
     Move,
     PartialMove,
@@ -506,6 +507,13 @@ def check(state: State, player: int, action: Action) -> None:
     if isinstance(action, (StandingBid, CancelStandingBid, BuildOrder)):
         _check_order(state, player, action)  # any bidder of the set, in turn or not
         return
+    if isinstance(action, PassRest):
+        if state.result is not None:
+            raise GameOverError("The game is over; no more commands are accepted.")
+        if not _rest(state, player):
+            raise IllegalCommandError(f"'{action}' passes in the auctions of a set that you have no order for, and "
+                                      f"there are none: {describe_decision(state)}", [])
+        return
     _check_turn(state, player)
     board = state.board
     frame = _top(state)
@@ -630,6 +638,17 @@ def _order_site(state: State, player: int, action: StandingBid | CancelStandingB
         raise IllegalCommandError(f"You are out of the auction for {state.board.name(site)}: a standing bid is "
                                   "only for a bidder still in it.", [])
     return site
+
+
+def _rest(state: State, player: int) -> list[str]:
+    """The auctions of the set that runs where ``player`` is still a bidder and has no standing bid: what
+    'rest: pass' passes in."""
+    running, sites = auction_set(state)
+    frame = _top(state)
+    mine = state.orders.get(str(player), {})
+    return [site for site in sites if "limit" not in mine.get(site, {}) and not (
+        frame["kind"] in ("auction", "build") and frame["site"] == site
+        and (frame["kind"] == "build" or player not in frame["order"] or player in frame["out"]))]
 
 
 def _hand_later(state: State, frame: dict[str, Any], player: int) -> dict[str, list[int]]:
@@ -890,6 +909,12 @@ def _apply(state: State, player: int, action: Action, events: list[Event]) -> No
     elif isinstance(action, Move):
         frame["phase"] = 4
         _move(state, player, action.commissioner, action.destination, events)
+    elif isinstance(action, PassRest):
+        mine = state.orders.setdefault(str(player), {})
+        for site in _rest(state, player):
+            mine.setdefault(site, {}).update(limit=0, color=None)
+        if player not in state.order_seats:
+            state.order_seats.append(player)
     elif isinstance(action, (StandingBid, CancelStandingBid, BuildOrder)):
         # An order: the command, told to its player alone, says what it is; it acts at its auction (_advance).
         site = action.site or auction_set(state)[0]

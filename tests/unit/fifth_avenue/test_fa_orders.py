@@ -10,7 +10,7 @@ import pytest
 
 from pbem.games.errors import IllegalCommandError, InvalidCommandError
 from pbem.games.fifth_avenue import new_game
-from pbem.games.fifth_avenue.actions import Bid, BuildOrder, CancelStandingBid, StandingBid, parse_command
+from pbem.games.fifth_avenue.actions import Bid, BuildOrder, CancelStandingBid, PassRest, StandingBid, parse_command
 from pbem.games.fifth_avenue.orders import Holding, least_raise, most_reachable
 from pbem.games.fifth_avenue.rules import _has_legal_bid, _legal_bids, high_bid
 from pbem.games.rng import Rng
@@ -93,6 +93,8 @@ def test_most_reachable_counts_the_best_colour_and_every_black_card():
     ("TS: build 2", BuildOrder("TS", 2)),
     ("42W: stop building", BuildOrder("42W", stop=True)),
     ("Times Square pass", StandingBid(0, None, "TS")),
+    ("rest: pass", PassRest()),
+    ("The rest: pass", PassRest()),
     ("central park: up to 8 gray", StandingBid(8, "gray", "CP")),
 ])
 def test_standing_bids_read(text, action):
@@ -103,7 +105,8 @@ def test_standing_bids_read(text, action):
 
 @pytest.mark.parametrize("text", ["bid up 12", "bid up to twelve", "bid up to 12 black", "build 42W lots",
                                   "bid up to 12 gray now", "bid up to 123456789", "42W: lots", "TS: pas",
-                                  "42W: up 12", "42W: build many", "CP: pass now", "TS:"])
+                                  "42W: up 12", "42W: build many", "CP: pass now", "TS:", "rest: up to 5",
+                                  "rest: pass now"])
 def test_a_standing_bid_misread_is_refused(text):
     with pytest.raises(InvalidCommandError):
         parse_command(new_game(players=3, seed=1).board, text)
@@ -239,6 +242,26 @@ def test_orders_for_every_auction_of_the_set_and_the_winners_build():
         "bid gray 4", "bid gray 5", "bid gray 4", "bid gray 4", "bid black 4", "pass"]
     assert top(s)["kind"] == "build" and top(s)["site"] == "CP" and top(s)["winner"] == second
     assert s.orders == {}  # the loser's build order went with the auction; the winner gave none: asked
+
+
+def test_pass_for_the_rest_of_the_set():
+    """The issue's 'and pass for the rest': a standing pass wherever the player has no standing bid when the
+    line is read; a later line's order replaces it; the bidder to move passes at once."""
+    s = open_set()
+    first, second, third = top(s)["order"]
+    s.apply_command(second, "42W: up to 5")
+    s.apply_command(second, "rest: pass")
+    assert s.orders[str(second)] == {"42W": {"limit": 5, "color": None}, "CP": {"limit": 0, "color": None}}
+    s.apply_command(third, "rest: pass")
+    s.apply_command(third, "CP: up to 9")
+    assert s.orders[str(third)] == {"42W": {"limit": 0, "color": None}, "CP": {"limit": 9, "color": None}}
+    events = s.apply_command(first, "rest: pass")  # in turn: passes in 42W now, by the order
+    assert [e["kind"] for e in events][:1] == ["pass"] and first in [e["actor"] for e in events]
+    s2 = open_set()
+    s2.apply_command(top(s2)["order"][1], "42W: pass; CP: pass".split("; ")[0])
+    s2.apply_command(top(s2)["order"][1], "CP: pass")
+    with pytest.raises(IllegalCommandError):  # nothing left that it could pass in
+        s2.apply_command(top(s2)["order"][1], "rest: pass")
 
 
 def test_a_build_order_given_in_the_auction_builds_for_the_winner():

@@ -21,7 +21,8 @@ PROSE = [
     "C ya,", "B careful out there", "D'accord, merci", "Bid farewell to 34th Street!", "Bid adieu", "Play nice, everyone",
     "Play on, Bob!", "Play well!", "Choose wisely,", "I'd rather not pass", "Why did Bob bid brown 4 6?",
     "pass thanks", "Pass a message to Cy", "B.", "C.", "Move on", "B, C and D: see you",
-    "CP: I think I'll pass", "TS: nice move", "42W is mine",
+    "CP: I think I'll pass", "TS: nice move", "42W is mine", "Rest assured, I pass on this one",
+    "The rest: see you Monday",
 ]
 
 # (line, the commands read from it, what is left of it)
@@ -59,6 +60,7 @@ COMMANDS = [
     ("TS: pas", ["TS pas"], []),  # a typo after the label: the parser names it
     ("Times Square: pass; Central Park: up to 8", ["Times Square pass", "Central Park up to 8"], []),
     ("34th Street West: build max", ["34th Street West build max"], []),
+    ("42W: up to 5; rest: pass", ["42W up to 5", "rest pass"], []),
 ]
 
 # Real typos: still commands, so that the parser answers them ("did you mean ...?").
