@@ -145,3 +145,12 @@ def test_a_mail_is_read_for_commands_up_to_its_word_budget() -> None:
     found = sort_lines(["bid brown 4", long, "pass"], FIFTH_AVENUE)
     assert [r.commands for r in found.readings] == [["bid brown 4"]]
     assert found.ignored == [long, "pass"]  # the budget is the mail's: what comes after is not read either
+
+
+def test_a_signup_mail_looks_for_a_move_within_the_word_budget() -> None:
+    from pbem.services.mail_in.lines import MAX_WORDS_READ
+    from pbem.services.mail_in.signup_mail import holds_a_move
+
+    assert holds_a_move(["Hi all,", "pass"])
+    assert not holds_a_move(["Hi all,", "see you"])
+    assert not holds_a_move(["A, " * MAX_WORDS_READ, "pass"])  # past the budget nothing is read: 'games' stays signup
