@@ -556,10 +556,15 @@ def test_a_build_with_one_choice_is_applied_without_asking(sqlite_engine) -> Non
     mails = table.new_mails()
     info = table.service.get(table.game)
     won = next(e for e in _last_events(table) if e["kind"] == "won")
-    # the win and what was built go to the auction's bidders, the sender, and whoever must decide next
+    # the win and what was built go to the auction's other bidders and whoever must decide next; the sender, whose
+    # bid or pass ended it, reads them in their receipt unless they decide next (issue 47, point 2)
     emails = [e for _, e in table.players]
-    told = {emails[b] for b in won["bidders"]} | {emails[seat], emails[info.state.current_player()]}
+    told = {emails[b] for b in won["bidders"]} - {emails[seat]} | {emails[info.state.current_player()]}
     assert sorted(m.recipient for m in mails) == sorted(told)
+    if emails[seat] not in told:
+        receipt = table.receipts[-1]
+        assert receipt.recipient == emails[seat] and re.search(r"^  - \w+ (built \d|built nothing|chose to build "
+                                                                r"nothing|declared a building stop)", receipt.text_body, re.M)
     # nobody is asked to choose the only choice: the one request is the next player's action
     assert not any(m.text_body.startswith("You won") for m in mails)
     assert [m.recipient for m in mails if m.decision is not None] == [emails[info.state.current_player()]]

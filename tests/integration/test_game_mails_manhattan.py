@@ -66,17 +66,19 @@ def test_golden_end_of_a_round(sqlite_engine) -> None:
     seat = info.state.current_player()
     table.submit(seat, info.state.legal_commands()[0])  # the round's last part
     mails = table.new_mails()
-    # The last part of the round answers its player with the result; the next start player is asked to choose.
+    # The last part of the round answers its player with a receipt telling the result (it asks nothing more of
+    # them: issue 47, point 2); the next start player is asked to choose, with the board.
     info = table.service.get(table.game)
     assert info.state.round == 2
     by_recipient = {m.recipient: m for m in mails}
-    assert sorted(by_recipient) == sorted([info.email_of(seat), info.email_of(info.state.current_player())])
-    assert by_recipient[info.email_of(seat)].text_body.startswith("Done: ")  # the answer to their own mail
-    assert "round 1 scored" in " ".join(by_recipient[info.email_of(seat)].text_body.split())
+    assert sorted(by_recipient) == [info.email_of(info.state.current_player())]
     assert by_recipient[info.email_of(info.state.current_player())].decision == info.state.moves
-    for m in mails:  # both tell the scoring, with everybody's points, by name
-        flat = " ".join(m.text_body.split())
-        assert re.search(r"round 1 scored \(.*\) \(Ann \+\d+, Bob \+\d+, Cy \+\d+, Dee \+\d+\)", flat), flat[:1500]
+    receipt = table.receipts[-1]
+    assert receipt.recipient == info.email_of(seat) and receipt.text_body.startswith("Recorded: ")
+    for text in [m.text_body for m in mails] + [receipt.text_body]:  # both tell the scoring, everybody's points
+        flat = " ".join(text.split())
+        assert re.search(r"round 1 scored \(.*\) \(Ann \+\d+, Bob \+\d+, Cy \+\d+, Dee \+\d+\)", flat,
+                         re.IGNORECASE), flat[:1500]
     golden("manhattan_round_scored_4p.txt", mails)
     golden_html("manhattan_round_scored_4p_first.html", mails[0])  # the scoring, and the next round's choice
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from sqlmodel import Session, select
 
+from pbem.services.mail_out.receipts import is_receipt
 from pbem.services.table.service import GameService
 from pbem.services.table.robot_seats import RobotPlayers
 from pbem.store.models import OutboxMail
@@ -48,7 +49,7 @@ def test_a_person_playing_robots_gets_one_mail_a_decision_telling_their_move_and
         before = len(mails_to(service, ANN[1]))
         info = service.get(game_id)
         command = info.state.legal_commands()[0]
-        service.submit(game_id, ANN[1], command)  # "Done: ..." waits to be sent
+        service.submit(game_id, ANN[1], command)  # the receipt waits to be sent
         moves = robots.play_due().moves
         assert moves, "the robots answer in the same pass"
         new = mails_to(service, ANN[1])[before:]
@@ -93,8 +94,8 @@ def test_a_sent_mail_a_claimed_mail_and_a_mail_with_a_note_are_never_taken_back(
 
 def test_people_whose_mails_came_together_are_told_once(service):
     """Two people's mails applied in one pass: the second mover's request to move (from the first move) gives
-    way to the answer to their own move, which tells both moves. The first mover, whom the second move does not
-    concern (delivery 'turns'), keeps their "Done"."""
+    way to the receipt for their own move, and their next game mail tells both moves. The first mover, whom the
+    second move does not concern (delivery 'turns'), keeps their receipt."""
     game_id = service.create_game("fifth-avenue", [ANN, BOB, ("Cy", "cy@example.org")], seed=4)
     send_all(service)
     played = []
@@ -109,7 +110,13 @@ def test_people_whose_mails_came_together_are_told_once(service):
     waiting = {address: [m for m in mails_to(service, address) if m.status == OutboxStatus.QUEUED]
                for address in (ANN[1], BOB[1], "cy@example.org")}
     assert all(len(mails) == 1 for mails in waiting.values()), {a: len(m) for a, m in waiting.items()}
-    answer = flat(waiting[second][0])
-    assert answer.startswith(f"Done: {second_command}") and first_command in answer
+    assert all(is_receipt(waiting[address][0]) for address in (first, second))
+    assert flat(waiting[second][0]).startswith(f"Recorded: {second_command}")
     assert [m.status for m in mails_to(service, second)][-2:] == [OutboxStatus.FOLDED, OutboxStatus.QUEUED]
-    assert flat(waiting[first][0]).startswith(f"Done: {first_command}")
+    assert flat(waiting[first][0]).startswith(f"Recorded: {first_command}")
+    send_all(service)
+    while not [m for m in mails_to(service, second) if m.status == OutboxStatus.QUEUED and not is_receipt(m)]:
+        info = service.get(game_id)
+        service.submit(game_id, info.email_of(info.state.current_player()), info.state.legal_commands()[0])
+    (board,) = [m for m in mails_to(service, second) if m.status == OutboxStatus.QUEUED and not is_receipt(m)]
+    assert first_command in flat(board) and f"You played: {second_command}" in flat(board)

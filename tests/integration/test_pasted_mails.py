@@ -313,7 +313,7 @@ def scene_error_reply(engine) -> Scene:
 
 def scene_auction(engine) -> Scene:
     """(7) Fifth Avenue's request to bid, and the answer to the turn that opened the auctions (its player is
-    told what their commands did, and whom the game waits for)."""
+    told what their commands did, and whom the game waits for: a receipt, which asks nothing of them)."""
     games, clock = _service(engine)
     games.create_game("fifth-avenue", PLAYERS, seed=41)
     _to_auction(games)
@@ -321,7 +321,7 @@ def scene_auction(engine) -> Scene:
     assert request and request[0].headers["X-Pbem-Decision"] == str(request[0].decision)
     assert request[0].text_body.startswith("Bid or pass: the auction for ")
     others = [newest(engine, recipient=email) for _, email in PLAYERS if email != request[0].recipient]
-    done = [m for m in others if m.text_body.startswith("Done: ") and m.decision is None][:1]
+    done = [m for m in others if m.text_body.startswith("Recorded: ") and m.decision is None][:1]
     assert done, [m.text_body[:80] for m in others]
     return Scene(games, clock, mails=request + done)
 
@@ -562,7 +562,7 @@ def test_a_lone_command_copied_from_our_list_is_the_players(db_engine, kind: str
 
 def test_a_turn_sent_again_as_our_confirmation_listed_it_is_applied(db_engine) -> None:
     """Ann's turn (an action, then its cards and its move) came in one mail with 'board': our reply listed it
-    under 'Done:', one command a line, and the mail with the new board said 'Done: <the turn>' on one line.
+    under 'Done:', one command a line, and the receipt said 'Recorded: <the turn>' on one line.
     The moderator takes it back and Ann sends the same lines again, or that one line: a run made only of
     command lines is the player's, though it is a piece of our mail, long enough to count."""
     games, clock = _service(db_engine)
@@ -581,7 +581,7 @@ def test_a_turn_sent_again_as_our_confirmation_listed_it_is_applied(db_engine) -
                                              subject=f"Re: {asked.subject}", in_reply_to=asked.message_id))
     assert first.outcome == "applied"
     confirmation = newest(db_engine, recipient=email)
-    # The answer to 'board' (a reply of its own, after the mail with the new board every applied mail gets).
+    # The answer to 'board' (a reply of its own, after the receipt of the turn).
     assert confirmation.subject.removeprefix("Re: ") == "[Fifth Avenue #1] Ann, Bob, Cy"
     assert confirmation.headers["In-Reply-To"] == first.message_id and "Done:" in confirmation.text_body
     listed = normal(" ".join(turn))
@@ -597,11 +597,11 @@ def test_a_turn_sent_again_as_our_confirmation_listed_it_is_applied(db_engine) -
                                                in_reply_to=confirmation.message_id), dry_run=True)
         assert dry.outcome == "applied", dry.reply_body
         assert [(r.line, r.status) for r in dry.lines] == [(command, "done") for command in turn] + more
-    # The mail with the new board names the turn on one line ('Done: ...'): copied back from there, that line
-    # is the player's turn too.
-    done = next(m for m in reversed(outbox(db_engine, recipient=email)) if m.text_body.startswith("Done: "))
+    # The receipt names the turn on one line ('Recorded: ...'): copied back from there, that line is the
+    # player's turn too.
+    done = next(m for m in reversed(outbox(db_engine, recipient=email)) if m.text_body.startswith("Recorded: "))
     line = "; ".join(turn)
-    assert done.text_body.startswith(f"Done: {line}\n") and len(line) >= LONE_LINE
+    assert done.text_body.startswith(f"Recorded: {line}\n") and len(line) >= LONE_LINE
     assert SentText([done.text_body]).pasted([line]) == [True]  # a line our mail holds, long enough to count
     dry = MailCommands(games).handle(mail(line, sender=email, subject=f"Re: {done.subject}",
                                            in_reply_to=done.message_id), dry_run=True)

@@ -151,3 +151,47 @@ def test_a_digest_player_hears_of_each_change_of_the_moderator_at_once_in_one_sh
         text = " ".join(word.text_body.split())
         assert words in text and ("Next: " in text or "The game is paused" in text), (name, text)
         assert len(build_message(word, GAME).as_bytes()) <= MAX_RECEIPT, name
+
+
+def test_a_move_that_asks_nothing_more_of_its_player_gets_a_receipt_and_the_next_player_the_board(db_engine) -> None:
+    """Issue 47, point 2: 'Done: ...' was a whole board mail (39 KB as sent) to a player the game no longer waits
+    for; now it is the receipt, and the move is told in the player's next game mail."""
+    games = GameService(db_engine, mail_domain="example.org")
+    game_id = games.create_game("manhattan", PLAYERS, seed=9)
+    processor = MailCommands(games)
+    info = games.get(game_id)
+    command = info.state.legal_commands()[0]
+    before = last_id(db_engine)
+    report = processor.handle(mail(f"{command}\nSee you all next week!", ANN, game_id, asking(db_engine, ANN).message_id))
+    assert report.outcome == "applied", report.lines
+    made = since(db_engine, before)
+    (receipt,) = [m for m in made if m.recipient == ANN]
+    assert is_receipt(receipt) and receipt.html_body is None and receipt.picture is None
+    assert len(build_message(receipt, GAME).as_bytes()) <= MAX_RECEIPT
+    text = " ".join(receipt.text_body.split())
+    assert text.startswith(f"Recorded: {command}"), text
+    assert "Next: Bob" in text and "You hear from the game again when you must decide" in text, text
+    assert "See you all next week!" in text  # what a board mail told of the mail's ignored line, the receipt tells
+    (asked,) = [m for m in made if m.recipient == BOB]
+    assert not is_receipt(asked) and asked.decision is not None  # Bob must decide: his mail has the board
+    assert not [m for m in made if m.recipient == CY]  # Cy is asked nothing and was not mailed before either
+    # Ann still learns of her move with the board, in her next game mail.
+    while not [m for m in since(db_engine, before) if m.recipient == ANN and not is_receipt(m)]:
+        info = games.get(game_id)
+        games.submit(game_id, info.email_of(info.state.current_player()), info.state.legal_commands()[0])
+    (board,) = [m for m in since(db_engine, before) if m.recipient == ANN and not is_receipt(m)]
+    assert board.decision is not None and board.html_body
+    assert "Ann" in board.text_body and command.split()[-1] in board.text_body
+
+
+def test_a_player_who_asked_for_every_mail_gets_the_board_after_their_own_move(db_engine) -> None:
+    games = GameService(db_engine, mail_domain="example.org")
+    game_id = games.create_game("manhattan", PLAYERS, seed=10)
+    games.set_delivery(game_id, "all", ANN)
+    command = games.get(game_id).state.legal_commands()[0]
+    before = last_id(db_engine)
+    report = MailCommands(games).handle(mail(command, ANN, game_id, asking(db_engine, ANN).message_id))
+    assert report.outcome == "applied", report.lines
+    (board,) = [m for m in since(db_engine, before) if m.recipient == ANN]
+    assert not is_receipt(board) and board.html_body
+    assert board.text_body.startswith(f"Done: {command}") or f"Done: {command}" in board.text_body[:400]

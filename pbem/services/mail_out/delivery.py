@@ -5,13 +5,18 @@ player's setting says which reasons are worth a mail now. Whatever a player
 is not mailed now is not lost: their next game mail begins with everything
 that happened since their last one (``services.mail_out.chronicle``).
 
-- ``turns`` (the default): a mail when they must decide, answers to their own
-  mails, the results of auctions they bid in, the moderator's changes, table
-  talk and the game's start and end;
+- ``turns`` (the default): a mail when they must decide, when the moderator or
+  a deadline played for them, the results of auctions they bid in, the
+  moderator's changes, table talk and the game's start and end;
 - ``all``: also a mail whenever something public happened (a turn ended, an
-  auction moved, somebody scored): every mail pbem had to send;
+  auction moved, somebody scored) and after each of their own moves: every mail
+  pbem had to send;
 - ``digest``: the mails of ``turns`` that ask them to decide or answer them,
   talk, the start and the end; the rest comes in one mail a day.
+
+A player's own move that asks nothing more of them is answered by a receipt
+without the board under ``turns`` and ``digest`` (issue 47, point 2;
+``services.mail_out.notices.commands_applied``, ``services.mail_out.receipts``).
 
 A bid is answered by its auction: the bidder hears of it in their next call to
 bid or in the result (both carry it), not in a mail of its own (decision D44

@@ -35,9 +35,10 @@ OTHER_HELP = (
      "You are away from the first day to the last (UTC): your deadlines in those days move later by as many "
      "days, and the other players are told."),
     ("mail turns",
-     "You are mailed when you must decide, with answers to your mails, {auctions}the moderator's changes and the "
-     "end of the game; each mail starts with everything that happened since your last one."),
-    ("mail all", "You are mailed after everything anybody does."),
+     "You are mailed when you must decide, and for {auctions}the moderator's changes and the end of the game; each "
+     "mail starts with everything that happened since your last one. A move that asks nothing more of you gets a "
+     "short receipt."),
+    ("mail all", "You are mailed after everything anybody does, your own moves included."),
     ("mail digest", "One mail a day, the mails that ask you to decide, and a short mail at once when the moderator "
      "changes something."),
     ("pictures off",

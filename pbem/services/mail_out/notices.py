@@ -410,9 +410,12 @@ def commands_applied(
         if asks(info, p.seat) or (set_began and mailer.engine.orders_wanted(info.state, p.seat)
                                   and orders_of(info.state, p.seat)):
             given.add(delivery.ASKED)
-        if p.seat == seat and (by is not None or sender_note or not _answered_by_auction(events)):
+        # The sender's own move is answered by their receipt (games.submit), not a board mail, unless they want
+        # every mail ('mail all') or the moderator or a deadline played for them (issue 47, point 2; D44).
+        own_move = p.seat == seat and by is None and p.delivery != "all"
+        if p.seat == seat and not own_move and (by is not None or sender_note or not _answered_by_auction(events)):
             given.add(delivery.ANSWER)
-        if p.seat in _bidders(events):
+        if p.seat in _bidders(events) and not own_move:  # the receipt tells the result of their own last bid
             given.add(delivery.AUCTION)
         if info.state.is_terminal():
             given.add(delivery.END)

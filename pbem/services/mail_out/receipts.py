@@ -1,6 +1,6 @@
 """Short mails in a game's thread that carry no board: the receipt for a player's mail that changed the game but
-owes them no game mail now (a bid or a pass that lets an auction go on), and a digest player's word of a
-moderator's change.
+asks nothing of them now (a bid or a pass that lets an auction go on, a move after which another decides;
+issue 47, point 2), and a digest player's word of a moderator's change.
 
 A receipt says what was recorded, whom the game waits for (as the reader may know it) and when the reader hears
 from the game next; it is text only, a few hundred bytes (at most 2 KB as sent, tests/integration/test_receipts.py),
@@ -61,15 +61,21 @@ def next_mail_words(info: GameInfo, seat: int) -> str:
 def receipt(info: GameInfo, seat: int, commands: list[str], effects: list[str], msgid: MakeMsgid, now: datetime,
             domain: str = "pbem.invalid", note: list[str] = ()) -> OutboxMail:  # type: ignore[assignment]
     """The receipt for the commands the player at ``seat`` sent (``effects``: what they did, in that player's
-    words; ``note``: what the mail reader adds), when no game mail answers them now: a bid that lets its
-    auction go on, orders given ahead of their turn. The reader's orders in force follow what was recorded."""
+    words), when no game mail answers them now: a bid that lets its auction go on, orders given ahead of their
+    turn, a move after which another player decides. The reader's orders in force follow what was recorded;
+    ``note``: what the sender's mail needs said about it (lines it ignored, the decision it was applied to),
+    which a board mail would have carried."""
     done = [wrap(effect[0].upper() + effect[1:], indent="  - ", hang="    ") for effect in effects[:MAX_EFFECTS]]
     if len(effects) > MAX_EFFECTS:
         done.append(f"    ... and {plural(len(effects) - MAX_EFFECTS, 'more')}")
     standing = orders_in_force(info, seat)
-    lines = [wrap(f"Recorded: {'; '.join(commands)}"), *done, *([wrap(standing)] if standing else []),
-             *(wrap(line) for line in note), "", wrap(waiting_words(info, seat)), next_mail_words(info, seat)]
-    return short_mail(info, seat, lines, msgid, now, domain)
+    said = ["", *(wrap(line) for line in note)] if note else []
+    lines = [wrap(f"Recorded: {'; '.join(commands)}"), *done, *([wrap(standing)] if standing else []), *said, "",
+             wrap(waiting_words(info, seat)), next_mail_words(info, seat)]
+    mail = short_mail(info, seat, lines, msgid, now, domain)
+    if not note:  # nothing the reader's next game mail would not tell: a game mail queued after it may take its place
+        mail.told_from = info.player(seat).told_seq
+    return mail
 
 
 def moderator_word(info: GameInfo, seat: int, msgid: MakeMsgid, now: datetime,

@@ -330,7 +330,10 @@ class GameChanges(GameReader):
                 info, seat, commands, all_events, self.new_message_id, now, sender_note,
                 turn_before=turn_before, domain=self.mail_domain, by=by))
             if by is None and not is_robot_address(info.email_of(seat)) and seat not in notices.mailed_seats(info, mails):
-                # Their mail owes them no game mail now (a bid the auction answers later): a receipt, no board.
+                # Their mail asks nothing of them now (a bid the auction answers later, orders ahead of their turn,
+                # a move after which another decides): a receipt, no board; it takes back their unsent game mail (a
+                # request it just answered).
+                fold_unsent(s, info, {seat}, for_receipt=True)
                 s.add(receipts.receipt(info, seat, commands, effects, self.new_message_id, now, self.mail_domain,
                                        note=list(sender_note or [])))
             if inbound is not None:
