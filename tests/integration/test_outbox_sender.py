@@ -165,3 +165,30 @@ def test_each_part_goes_in_its_smallest_transfer_encoding() -> None:
     assert text["Content-Transfer-Encoding"] == "7bit"
     assert html["Content-Transfer-Encoding"] == "quoted-printable"
     assert html.get_payload(decode=True).decode() == mail.html_body
+
+
+def test_a_claim_is_flushed_on_an_engine_whose_commits_are_not(db_engine) -> None:
+    """The worker's engines commit without waiting for the disk; a mail may go out only once the commit that
+    queued it is on disk (docs/architecture.md, "Power cuts"). The claim's transaction is the flushed one (SQLite:
+    synchronous=FULL for it, which syncs the -wal file with every commit before it; PostgreSQL: a synchronous
+    commit, which waits for the log up to its own record); the 'sent' mark after it is not."""
+    from sqlalchemy import event
+
+    from pbem.adapters.outbox_sender import _mark_sent
+    from pbem.store.db import make_engine
+
+    GameService(db_engine).create_game("fifth-avenue", PLAYERS, seed=4)
+    engine = make_engine(db_engine.url.render_as_string(hide_password=False), flushed=False)
+    said: list[str] = []
+    event.listen(engine, "before_cursor_execute", lambda _c, _cur, statement, *_: said.append(" ".join(statement.split())))
+    flush = "PRAGMA synchronous=FULL" if engine.dialect.name == "sqlite" else "SET LOCAL synchronous_commit TO on"
+    try:
+        mails = claim(engine, utcnow())
+        assert len(mails) == 2
+        claimed = next(n for n, statement in enumerate(said) if statement.startswith("UPDATE outbox"))
+        assert flush in said[:claimed], said
+        said.clear()
+        _mark_sent(engine, mails[0].id, utcnow())
+        assert flush not in said and any(statement.startswith("UPDATE outbox") for statement in said), said
+    finally:
+        engine.dispose()
