@@ -10,6 +10,7 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 
 import pytest
+from sqlalchemy import update
 from sqlmodel import Session, select
 
 from pbem.config import SignupConfig
@@ -20,6 +21,7 @@ from pbem.services.table import signup as signup_module
 from pbem.services.table.service import GameService
 from pbem.services.table.signup import SignupRefused
 from pbem.store.models import InboundMail, OutboxMail, SignupRequest, SignupTable, Watcher
+from pbem.store.statuses import OutboxStatus
 
 from test_signup import ANN, BOB, CY, DEE, OPEN, clock, confirmed, games, last_code, run, signup  # noqa: F401, I001
 from test_signup import outbox as every_mail
@@ -131,8 +133,17 @@ def test_players_hear_of_watchers_in_their_next_game_mail_by_the_name_they_chose
         confirmed(service, games, DEE, f"watch {game_id} as Dee Lights")
     confirmed(service, games, "eve@example.org", f"watch {game_id}")
     assert told(ANN) == [] and told(BOB) == []  # no mail of its own
-    info = games.get(game_id)
-    games.submit(game_id, ANN, info.state.legal_commands()[0])
+    # Ann's move brings her a receipt (it asks nothing more of her: issue 47, point 2) and Bob a game mail; play
+    # on until Ann's next game mail too, each move's mails sent before the next as the worker sends them (an
+    # unsent mail would fold into its reader's next one).
+    for _ in range(20):
+        if told(ANN) and told(BOB):
+            break
+        info = games.get(game_id)
+        games.submit(game_id, info.email_of(info.state.current_player()), info.state.legal_commands()[0])
+        with games.engine.begin() as connection:
+            connection.execute(update(OutboxMail).where(OutboxMail.status == OutboxStatus.QUEUED)
+                               .values(status=OutboxStatus.SENT))
     for player in (ANN, BOB):
         said = " ".join(" ".join(m.text_body.split()) for m in told(player))
         assert said.count("Dee Lights now watches the game") == 1, said
