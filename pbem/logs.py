@@ -152,6 +152,11 @@ def configure(settings: LogSettings = LogSettings(), *, stdout: IO[str] | None =
     logger = logging.getLogger(ROOT)
     for handler in [h for h in logger.handlers if isinstance(h, _Handler)]:
         logger.removeHandler(handler)
+    # A library's logging.config (dictConfig, fileConfig) disables the loggers that exist when it runs: pbem's
+    # would then say nothing, errors included, and nobody would know.
+    for name, existing in logging.root.manager.loggerDict.items():
+        if isinstance(existing, logging.Logger) and (name == ROOT or name.startswith(ROOT + ".")):
+            existing.disabled = False
     out, err = stdout or sys.stdout, stderr or sys.stderr
     for stream, low in ((out, None), (err, logging.WARNING)):
         handler = _Handler(stream)

@@ -3,6 +3,7 @@ checked on the source tree as it is, so a change that imports upward or closes a
 
 from __future__ import annotations
 
+import logging
 import tomllib
 from pathlib import Path
 
@@ -17,7 +18,15 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_every_import_keeps_the_contracts(capsys: pytest.CaptureFixture[str]) -> None:
     # The checked package must be this checkout's, not another installed copy: the contracts speak of its files.
     assert Path(pbem.__file__).resolve().parent == ROOT / "pbem"
-    exit_code = lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_cache=True, no_logo=True)
+    # import-linter's command configures logging with dictConfig, which disables every logger that exists (pbem's
+    # included) for the rest of this process: put them back as they were, or a later test here logs nothing.
+    loggers = [logger for logger in logging.root.manager.loggerDict.values() if isinstance(logger, logging.Logger)]
+    enabled = [logger for logger in loggers if not logger.disabled]
+    try:
+        exit_code = lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_cache=True, no_logo=True)
+    finally:
+        for logger in enabled:
+            logger.disabled = False
     report = capsys.readouterr().out
     assert exit_code == 0, report
     assert "0 broken" in report

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import logging.config
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -109,3 +110,14 @@ def test_a_say_also_tells_a_tests_list_and_hands_it_on() -> None:
 def test_priorities_follow_sd_daemon() -> None:
     assert [priority(level) for level in (logging.DEBUG, logging.INFO, logging.WARNING, logging.ERROR,
                                          logging.CRITICAL, 25)] == [7, 6, 4, 3, 2, 6]
+
+
+def test_a_library_that_disabled_the_existing_loggers_does_not_silence_pbem() -> None:
+    """import-linter's command and alembic's fileConfig disable every logger that exists when they run."""
+    say = Say("pbem.worker")
+    logging.config.dictConfig({"version": 1})  # disable_existing_loggers: True, as those libraries leave it
+    assert say.logger.disabled
+    out, err = io.StringIO(), io.StringIO()
+    configure(LogSettings(), stdout=out, stderr=err)
+    say.error("the database failed")
+    assert err.getvalue().split(" ", 2)[2] == "ERROR the database failed\n"
