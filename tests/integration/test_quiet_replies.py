@@ -21,6 +21,7 @@ from test_mail_commands import ANN, games, processor  # noqa: F401 - games, proc
 from pbem.mail.text import read_message
 from pbem.services.mail_in.mail_commands import MailCommands
 from pbem.words import cut
+from pbem_testing.reply_noise import listed_as_ignored
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "mail"
 EMLS = sorted(CORPUS.glob("*.eml"))
@@ -39,22 +40,6 @@ def as_anns_reply(eml: Path) -> bytes:
         del msg[header]
     msg["From"], msg["Subject"] = f"Ann <{ANN}>", "Re: [Fifth Avenue #1] Ann, Bob, Cy"
     return msg.as_bytes()
-
-
-def listed_as_ignored(reply: str) -> list[str]:
-    """The entries of the answer's 'Ignored:' part, each unwrapped."""
-    entries: list[str] = []
-    lines = reply.splitlines()
-    if "Ignored:" not in lines:
-        return entries
-    for line in lines[lines.index("Ignored:") + 1:]:
-        if line.startswith("    ") and entries:
-            entries[-1] += " " + line.strip()
-        elif line.startswith("  ") and not line.startswith("  ... and "):
-            entries.append(line.strip())
-        else:
-            break
-    return entries
 
 
 def noise(eml: Path, processor: MailCommands) -> tuple[list[str], list[str]]:
