@@ -47,18 +47,25 @@ def service(db_engine) -> GameService:
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
-@pytest.mark.parametrize("seed", [1, 2])
-def test_a_complete_game_mails_little_and_loses_no_public_event(service: GameService, seed: int) -> None:
-    game_id = service.create_game("fifth-avenue", PLAYERS, seed=seed)
+def _played_to_the_end(service: GameService, kind: str, seed: int):
+    """A game of ``kind`` played to its end: its id, info, mails and the game mails among them (receipts apart),
+    which are at most TARGET a decision."""
+    game_id = service.create_game(kind, PLAYERS, seed=seed)
     _play(service, game_id, seed)
     info = service.get(game_id)
     assert info.over
     mails = _mails(service.engine, game_id)
     boards = [m for m in mails if not is_receipt(m)]
     per_decision = len(boards) / info.state.moves
-    print(f"seed {seed}: {len(boards)} game mails for {info.state.moves} decisions ({per_decision:.2f} a decision), "
-          f"{len(mails) - len(boards)} receipts")
+    print(f"{kind} seed {seed}: {len(boards)} game mails for {info.state.moves} decisions "
+          f"({per_decision:.2f} a decision), {len(mails) - len(boards)} receipts")
     assert per_decision <= TARGET
+    return game_id, info, mails, boards
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_complete_game_mails_little_and_loses_no_public_event(service: GameService, seed: int) -> None:
+    game_id, info, mails, boards = _played_to_the_end(service, "fifth-avenue", seed)
     assert len(boards) < len(mails)  # the bids an auction answered later got their receipts
 
     # One thread: the same subject and the game's root for every mail.
@@ -80,16 +87,7 @@ def test_a_complete_game_mails_little_and_loses_no_public_event(service: GameSer
 def test_a_complete_manhattan_game_mails_little(service: GameService) -> None:
     """Manhattan's moves are each one decision and the next is always another player's: a board mail to the mover
     after each one made it 2.0 game mails a decision (issue 47); their receipts are counted apart."""
-    game_id = service.create_game("manhattan", PLAYERS, seed=3)
-    _play(service, game_id, 3)
-    info = service.get(game_id)
-    assert info.over
-    mails = _mails(service.engine, game_id)
-    boards = [m for m in mails if not is_receipt(m)]
-    per_decision = len(boards) / info.state.moves
-    print(f"manhattan: {len(boards)} game mails for {info.state.moves} decisions ({per_decision:.2f} a decision), "
-          f"{len(mails) - len(boards)} receipts")
-    assert per_decision <= TARGET
+    _played_to_the_end(service, "manhattan", 3)
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
