@@ -329,7 +329,7 @@ class Signup(SignupChecks):
                             expires_at=expires))
         # No line of this mail reads as a confirmation: an auto-responder that sends it back whole confirms nothing.
         result.code_mail = notices.plain_mail(email, f"confirm code {code}: {quoted(line.line)}", [
-            f"Somebody, we hope you, sent us '{quoted(line.line)}' from this address, to {what}. To do it, answer "
+            f"We got '{quoted(line.line)}' from this address (from you, we hope), to {what}. To do it, answer "
             "this mail with the word yes above the quoted text (the subject carries the code), or write to us "
             f"'confirm {code}' on a line of its own.",
             f"If it was not you, do nothing: the request expires on {expires:%a %d %b %H:%M} UTC, and nothing "
