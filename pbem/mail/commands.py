@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..games.vocabulary import Vocabulary
+from ..games.vocabulary import Vocabulary, near
 from .message import without_tags
 
 _TOKEN = re.compile(r"\S+")
@@ -153,8 +153,24 @@ def _label_end(tokens: list[tuple[int, int, str]], i: int, vocabulary: Vocabular
     '42W:', 'Times Square:', 'Central Park:'), or None if none starts there."""
     for k in range(i, min(i + _LABEL_WORDS, len(tokens))):
         if tokens[k][2].endswith(":"):
-            return k + 1 if " ".join(_word(t[2]) for t in tokens[i:k + 1]) in vocabulary.labels else None
+            said = " ".join(_word(t[2]) for t in tokens[i:k + 1])
+            return k + 1 if said in vocabulary.labels or _unknown_label(tokens[i:k + 1], said, vocabulary) else None
     return None
+
+
+_CODE = re.compile(r"(?=\w*\d)(?=\w*[^\W\d])\w{2,4}|[A-Z]{2,3}")  # '42X:', '43W:', 'XY:': a place's code mistyped
+
+
+def _unknown_label(tokens: list[tuple[int, int, str]], said: str, vocabulary: Vocabulary) -> bool:
+    """Whether the words before a colon are an auction's label that the game does not know: a code's shape
+    ('42X:', '43W:', 'XY:') or a small typo of a label ('Tims Square:'). The order after it is then read with it,
+    and the parser refuses it, where it would otherwise be a command of its own ('pass' in the auction that runs,
+    issue 43). Only for a game with labels, and never a command word ('Cards: orange gray', 'bid: brown 4')."""
+    if not vocabulary.labels or any(_word(t[2]) in vocabulary.commands for t in tokens):
+        return False
+    if len(tokens) == 1 and _CODE.fullmatch(tokens[0][2].strip(_EDGE)):
+        return True
+    return near(said, vocabulary.labels) is not None
 
 
 def _means(word: str, vocabulary: Vocabulary) -> bool:

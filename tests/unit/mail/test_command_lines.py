@@ -61,6 +61,12 @@ COMMANDS = [
     ("Times Square: pass; Central Park: up to 8", ["Times Square pass", "Central Park up to 8"], []),
     ("34th Street West: build max", ["34th Street West build max"], []),
     ("42W: up to 5; rest: pass", ["42W up to 5", "rest pass"], []),
+    # A label the game does not know is still a label: its order is refused, never a pass of its own (issue 43).
+    ("42X: pass", ["42X pass"], []),
+    ("XY: up to 5", ["XY up to 5"], []),
+    ("43W: up to 12 gray", ["43W up to 12 gray"], []),
+    ("Tims Square: pass", ["Tims Square pass"], []),
+    ("Sorry: pass", ["pass"], ["Sorry:"]),
 ]
 
 # Real typos: still commands, so that the parser answers them ("did you mean ...?").
@@ -154,3 +160,12 @@ def test_a_signup_mail_looks_for_a_move_within_the_word_budget() -> None:
     assert holds_a_move(["Hi all,", "pass"])
     assert not holds_a_move(["Hi all,", "see you"])
     assert not holds_a_move(["A, " * MAX_WORDS_READ, "pass"])  # past the budget nothing is read: 'games' stays signup
+
+
+@pytest.mark.parametrize("line, place", [("42X: pass", "42x"), ("Tims Square: pass", "tims"), ("XY: up to 5", "xy")])
+def test_an_order_under_an_unknown_auction_is_refused_not_read_as_a_pass(line: str, place: str) -> None:
+    """'42X: pass' was read as 'pass' (the '42X:' left as prose), a pass in the auction that runs (issue 43)."""
+    state = new_fifth_avenue(3, seed=1)
+    [command] = read_line(line, FIFTH_AVENUE).commands
+    with pytest.raises(InvalidCommandError, match=rf"'{place}' is not an auction's district or CP"):
+        state.parse(state.current_player(), command)
