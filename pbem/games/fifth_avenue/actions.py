@@ -410,7 +410,7 @@ def parse_command(board: Board, text: str) -> Action | PartialMove:
     r = _Reader(board, text)
     if not r.more():
         raise r.error("the command is empty")
-    if r.peek() not in COMMAND_WORDS and r.peek() not in REST and (r.at_place() or any(
+    if r.peek() not in COMMAND_WORDS and r.peek() not in REST and " ".join(r.toks[:2]) not in REST and (r.at_place() or any(
             tok in ORDER_WORDS for tok in r.toks[1:5])):  # '42W: up to 12 gray; TS: pass' (issue 43); '42X: pass'
         # names no place: the mail reader took '42X:' for a mistyped label, and the order is refused, not a pass
         return _parse_labelled_order(r)
