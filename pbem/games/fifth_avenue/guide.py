@@ -335,11 +335,19 @@ def set_orders(state: State, seat: int) -> list[str]:
     in one mail with orders. In a bidder's first game mail after the set began (services.mail_out.notices); a
     mail of its own at the set's start only to those ``orders_wanted`` names."""
     running, sites = auction_set(state)
-    if not sites or seat >= state.players:
+    build = next((f for f in state.frames if f["kind"] == "build"), None)  # its auction is over: a winner builds
+    open_sites = [site for site in sites if build is None or site != build["site"]]
+    if not open_sites or seat >= state.players:
         return []
     board, hand = state.board, state.hands[seat]
     lines = ["The auctions of this set, in their order: " + ", then ".join(board.name(s) for s in sites) + "."]
     for site in sites:
+        if site not in open_sites:
+            winner = build["winner"]
+            by = "the robot" if winner == state.robot else f"player {winner + 1}"
+            lines.append(f"  {site}: you won it and build there now." if winner == seat else
+                         f"  {site}: won by {by}, who builds there now.")
+            continue
         frame = next((f for f in state.frames if f.get("site") == site and f["kind"] == "auction"),
                      {"site": site, "color": None})
         colors = [c for c in allowed_bid_colors(state, frame, seat)[0] if sum(hand[c])]
@@ -349,9 +357,10 @@ def set_orders(state: State, seat: int) -> list[str]:
         reach = max(sum(v * n for v, n in zip(VALUES, hand[c])) for c in colors) + sum(
             v * n for v, n in zip(VALUES, hand[BLACK]))
         lines.append(f"  {site}: you may bid {' or '.join(colors)}, up to {reach} with black.")
-    example = sites[0]
+    example = open_sites[0]
     lines.append(f"Answer them all at once with orders, one a line or separated by ';', for example: "
-                 f"'{example}: up to 12; {example}: build max; {sites[-1]}: pass'. pbem bids "
+                 f"'{example}: up to 12; {example}: build max"
+                 + (f"; {open_sites[-1]}: pass" if len(open_sites) > 1 else "") + "'. pbem bids "
                  "for you at your turns and asks you only where no order of yours answers.")
     return lines
 

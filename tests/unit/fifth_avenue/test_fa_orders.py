@@ -429,3 +429,22 @@ def test_the_orders_docs_cli_shows_read_as_the_commands_they_say():
     for command in re.search(r'"([^"]+)"', text.split("pbem game play 3 --as bob")[1]).group(1).split(";"):
         s.apply_command(second, command.strip())  # orders the game takes, out of turn, for a set of 42W and CP
     assert s.orders[str(second)]["CP"] == {"limit": 0, "color": None}
+
+def test_the_sets_list_names_an_auction_whose_winner_builds_as_won_not_open():
+    """While 42W's winner builds, the set's list told every bidder 'you may bid gray ... there' and gave 42W as the
+    example (a fault of issue 43): it says who won it, and the example names an auction still to bid."""
+    from pbem.games.fifth_avenue.guide import set_orders
+
+    s = open_set()
+    first, second, third = top(s)["order"]
+    s.apply_command(first, "bid gray 4")
+    s.apply_command(second, "pass")
+    s.apply_command(third, "pass")
+    assert top(s)["kind"] == "build" and top(s)["winner"] == first
+    mine, theirs = set_orders(s, first), set_orders(s, second)
+    assert "  42W: you won it and build there now." in mine
+    assert f"  42W: won by player {first + 1}, who builds there now." in theirs
+    for said in (mine, theirs):
+        assert not any(line.startswith("  42W: you may bid") for line in said), said
+        assert any(line.startswith("  CP: you may bid") for line in said), said
+        assert "for example: 'CP: up to 12; CP: build max'." in said[-1], said[-1]  # one order for each decision
