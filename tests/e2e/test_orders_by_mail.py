@@ -11,7 +11,9 @@ from pbem.services.table.service import GameService
 from pbem.store.db import make_engine
 from pbem.worker import MailWorker
 
-from test_worker_mail import PLAYERS, inbox, mail_config, reply_like_a_client, send, wait_for_request  # noqa: F401, I001
+from pbem_testing.waiting import wait_until
+from test_worker_mail import (PLAYERS, inbox, mail_config, reply_like_a_client, send, wait_for_inbox,  # noqa: F401, I001
+                              wait_for_request)
 
 SEED = 3  # the first set of this game: 34W, TS, 52E, then CP; Ann bids first, then Bob, then Cy
 
@@ -77,3 +79,51 @@ def test_a_set_of_auctions_by_orders_and_one_answer_by_hand(dovecot, smtp_server
                 assert not any(secret in body for body in bodies), (user, secret)
     bob_read = " ".join(" ".join(m.get_body(("plain",)).get_content().split()) for m in inbox(dovecot, "bob"))
     assert "Your standing bid in 34th Street West went to" in bob_read
+
+
+def test_orders_on_mails_a_player_at_the_first_sets_start(dovecot, smtp_server, mail_config, database_url: str) -> None:
+    """'orders on' (D48): Cy, who has given no order yet, asks by mail to be mailed at every set's start; when the
+    game's first set begins, Cy is mailed at once with the whole set, while Bob, who did not ask, hears of it
+    only when he must bid. Cy answers that mail with orders before his turn, so the set never asks him."""
+    engine = make_engine(database_url)
+    games = GameService(engine, mail_domain="example.test")
+    game_id = games.create_game("fifth-avenue", PLAYERS, seed=SEED)
+    worker = MailWorker(engine, mail_config)
+    worker.run_once()  # the opening mails
+    opening = wait_until(lambda: next(iter(inbox(dovecot, "cy")), None), "Cy's opening mail")
+    send(smtp_server, reply_like_a_client(opening, "cy@example.test", "Hi all,\norders on\nCy"))
+    report = worker.run_once()
+    assert [outcome for _, _, outcome in report.processed] == ["applied"], report.processed
+    assert games.get(game_id).state.order_seats == [2]
+    rng = Rng(SEED)
+    while True:  # the game by the service up to the move that begins the first set, then that move
+        state = games.get(game_id).state
+        command = str(choose(state.legal_actions(), rng, "by-kind"))
+        begins = any(e["kind"] == "auctions" for e in state.clone().apply_command(state.current_player(), command))
+        games.submit(game_id, PLAYERS[state.current_player()][1], command)
+        if begins:
+            break
+    before = {user: len(inbox(dovecot, user)) for user in ("bob", "cy")}
+    worker.run_once()
+    state = games.get(game_id).state
+    assert state.frames[-1]["kind"] == "auction" and state.frames[-1]["order"] == [0, 1, 2]  # Ann bids first
+    asked = {"ann": state.moves}  # the decision Ann's mail asks; Cy's order ahead of his turn counts a move
+    told = wait_for_inbox(dovecot, "cy", before["cy"] + 1)[before["cy"]:]
+    said = " ".join(told[-1].get_body(("plain",)).get_content().split())
+    assert "The auctions of this set, in their order: 34th Street West" in said, said[:400]
+    bob = inbox(dovecot, "bob")[before["bob"]:]
+    assert not any("The auctions of this set" in " ".join(m.get_body(("plain",)).get_content().split())
+                   for m in bob), "Bob did not ask for the set's mail and does not bid yet"
+    # Cy answers at once, ahead of his turn: a standing pass everywhere; then Ann and Bob play by hand.
+    send(smtp_server, reply_like_a_client(told[-1], "cy@example.test", "rest: pass"))
+    report = worker.run_once()
+    assert [outcome for _, _, outcome in report.processed] == ["applied"], report.processed
+    for user, answer in (("ann", "pass"), ("bob", "pass")):
+        state = games.get(game_id).state
+        assert PLAYERS[state.current_player()][1].startswith(user), (user, state.frames[-1])
+        request = wait_for_request(dovecot, user, asked.get(user, state.moves))
+        send(smtp_server, reply_like_a_client(request, f"{user}@example.test", answer))
+        report = worker.run_once()
+        assert [outcome for _, _, outcome in report.processed] == ["applied"], report.processed
+    state = games.get(game_id).state
+    assert state.frames[-1].get("site") != "34W"  # 34W was skipped: nobody bid, and Cy's order passed for him

@@ -196,6 +196,18 @@ class PassRest:
 
 
 @dataclass(frozen=True)
+class SetMails:
+    """'orders on': a mail of its own at the start of every set of auctions, the game's first included, to
+    answer the whole set with orders at once; 'orders off': none (D48). A player's own choice, in turn or not."""
+
+    on: bool
+    secret = True
+
+    def __str__(self) -> str:
+        return f"orders {'on' if self.on else 'off'}"
+
+
+@dataclass(frozen=True)
 class Pass:
     def __str__(self) -> str:
         return "pass"
@@ -221,7 +233,7 @@ class Stop:
 
 Action = (
     Place | TakeSkyscrapers | PlaceBusiness | BlackCardAndMove | ScoreDistrict | TakeCards | Move | Bid | Pass | Build | Stop
-    | StandingBid | CancelStandingBid | BuildOrder | PassRest
+    | StandingBid | CancelStandingBid | BuildOrder | PassRest | SetMails
 )
 
 
@@ -243,7 +255,7 @@ HELP = (
     "Commands: place <district> <color>; A; B <business> <district> <color>; C <commissioner> <destination>; "
     "D <district>; cards <color> <color>; move <commissioner> <destination>; bid <color> <value>... [black <value>...]; "
     "bid up to <total> [<color>]; bid cancel; pass; build <n>; stop; <district>: up to <total> [<color>] (or pass, "
-    "build max, build <n>, stop, cancel)"
+    "build max, build <n>, stop, cancel); orders on|off"
 )
 
 _SPLIT = re.compile(r"[\s,+:]+")  # ':' too: '42W: up to 12 gray' is the order 'bid 42W up to 12 gray'
@@ -422,6 +434,12 @@ def parse_command(board: Board, text: str) -> Action | PartialMove:
         r.done()
         return PassRest()
     word = r.next("a command")
+    if word == "orders":  # 'orders on|off' (D48): read as a line of its own by the mail reader, like a setting
+        value = r.next("'on' or 'off'")
+        if value not in ("on", "off"):
+            raise r.error(f"'{value}' is neither 'on' nor 'off': 'orders on' mails you at every set's start")
+        r.done()
+        return SetMails(value == "on")
     if word == "action":
         word = r.next("the action letter")
     if word == "place":

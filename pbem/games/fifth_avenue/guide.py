@@ -283,7 +283,9 @@ COMMAND_HELP: tuple[CommandHelp, ...] = (
         f"for you up to that total and passes when it cannot; its cards are {CARD_RULE}. Nobody else sees the "
         "total; a new one replaces it, 'bid cancel' ends it. For the auctions of a whole set at once, name each "
         "before its order: '42W: up to 12 gray; TS: pass; CP: up to 8' ('42W: build max' orders the build; "
-        "'rest: pass' passes wherever you have no standing bid).",
+        "'rest: pass' passes wherever you have no standing bid). 'orders on', a line of its own, mails you "
+        "the whole set at the start of every set, the game's first included, so that you can answer it at "
+        "once; 'orders off' stops it.",
         "2.6", "auctions", also=("raise", "add")),
     CommandHelp(
         "pass", "pass", "pass", "leave an auction",

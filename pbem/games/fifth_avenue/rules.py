@@ -34,6 +34,7 @@ from .actions import (
     BuildOrder,
     CancelStandingBid,
     PassRest,
+    SetMails,
     Counts,
     Move,
     PartialMove,
@@ -507,6 +508,10 @@ def check(state: State, player: int, action: Action) -> None:
     if isinstance(action, (StandingBid, CancelStandingBid, BuildOrder)):
         _check_order(state, player, action)  # any bidder of the set, in turn or not
         return
+    if isinstance(action, SetMails):  # any player, at any time until the game is over
+        if state.result is not None:
+            raise GameOverError("The game is over; no more commands are accepted.")
+        return
     if isinstance(action, PassRest):
         if state.result is not None:
             raise GameOverError("The game is over; no more commands are accepted.")
@@ -909,6 +914,11 @@ def _apply(state: State, player: int, action: Action, events: list[Event]) -> No
     elif isinstance(action, Move):
         frame["phase"] = 4
         _move(state, player, action.commissioner, action.destination, events)
+    elif isinstance(action, SetMails):
+        if action.on and player not in state.order_seats:
+            state.order_seats.append(player)
+        elif not action.on and player in state.order_seats:
+            state.order_seats.remove(player)
     elif isinstance(action, PassRest):
         mine = state.orders.setdefault(str(player), {})
         for site in _rest(state, player):

@@ -132,6 +132,11 @@ def sort_lines(lines: list[str], vocabulary: Vocabulary, most: int | None = None
             found.away.append(line)
         elif first in SETTINGS and len(split) == 2:
             found.settings.append(line)
+        elif first == "orders" and len(split) == 2 and split[1].lower().rstrip(".!") in ("on", "off"):
+            # 'orders on|off' (Fifth Avenue, D48): a game's command on a line of its own, like a setting; read by
+            # the line, not by the command words, so that 'Orders: 42W: up to 12' stays the order it is
+            found.readings.append(LineReading(line.strip(), [f"orders {split[1].lower().rstrip('.!')}"], []))
+            commands += 1
         elif (reading := read_line(line, vocabulary, None if most is None else max(most - commands, 0))).commands:
             found.readings.append(reading)
             commands += len(reading.commands)

@@ -448,3 +448,34 @@ def test_the_sets_list_names_an_auction_whose_winner_builds_as_won_not_open():
         assert not any(line.startswith("  42W: you may bid") for line in said), said
         assert any(line.startswith("  CP: you may bid") for line in said), said
         assert "for example: 'CP: up to 12; CP: build max'." in said[-1], said[-1]  # one order for each decision
+
+
+def test_orders_on_asks_for_the_sets_mail_at_any_time_and_orders_off_stops_it():
+    """'orders on' (D48): any player, in turn or not, before any order, is named among the seats mailed at a
+    set's start (guide.orders_wanted); nothing anybody sees changes; 'orders off' takes it back, and an order
+    given later puts it back. Told to its player alone, like an order. Refused once the game is over."""
+    from pbem.games.fifth_avenue.actions import SetMails
+    from pbem.games.fifth_avenue.guide import orders_wanted
+
+    s = started(3, seed=11)
+    seat = (s.current_player() + 1) % 3  # not their turn
+    before = s.clone()
+    assert s.apply_command(seat, "orders on") == [] and orders_wanted(s, seat)
+    assert s.current_player() == before.current_player() and s.frames == before.frames and s.orders == {}
+    assert s.parse(seat, "orders on") == SetMails(True) and SetMails(True).secret
+    s.apply_command(seat, "orders off")
+    assert not orders_wanted(s, seat)
+    with pytest.raises(InvalidCommandError, match="neither 'on' nor 'off'"):
+        s.parse(seat, "orders now")
+    s.result = {"scores": []}
+    with pytest.raises(Exception, match="game is over"):
+        s.apply_command(seat, "orders on")
+
+
+def test_orders_on_is_read_on_a_line_of_its_own_and_orders_as_a_heading_stays_an_order():
+    from pbem.games.fifth_avenue import VOCABULARY
+    from pbem.services.mail_in.lines import sort_lines
+
+    found = sort_lines(["Hi all,", "orders on", "Orders: 42W: up to 12", "Cy"], VOCABULARY)
+    assert [r.commands for r in found.readings] == [["orders on"], ["42W up to 12"]]
+    assert [r.commands for r in sort_lines(["Orders off."], VOCABULARY).readings] == [["orders off"]]
