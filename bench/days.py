@@ -5,7 +5,8 @@ Run: python bench/days.py [--games 9] [--reads 3,6] [--seed 1] [--only fifth-ave
 Every game is played through the game service (an in-memory SQLite database, the mails written to its outbox as
 the worker writes them) by simulated people. Each person lives in a time zone of their own (a whole hour from
 UTC-8 to UTC+9, drawn) and reads their mail k times a day, at hours drawn afresh each day between 8:00 and 24:00
-of their own time; at each read they answer, in one mail, everything the game asks of them then: the quick robot
+of their own time; at each read they answer, in one mail, everything the game asks of them then (a person who
+uses orders sends 'orders on' with their first, unless --orders-on 0, so every set's start mails them): the quick robot
 (`heuristic`) decides each command, and the commands go in as one mail while the game still waits for that
 person (a turn's phases, say). A mail reaches its reader at once; the next read after it is when they answer.
 Every mail the service queues counts as sent at once (each mail is a pass of the worker of its own), so none
@@ -105,7 +106,12 @@ def answer(kind: str, state, seat: int, seed: int, orders=None) -> list[str]:
     module = get_game(kind)
     trial = module.State.from_json(state.to_json())
     lines: list[str] = []
+    ordered_for = None  # the set this mail gives orders for: a second set begun within the mail is not read yet
     while True:
+        if orders and (which := set_key(trial)) is not None:
+            if ordered_for not in (None, which):
+                return lines  # the person has not seen that set: they answer it at their next read
+            ordered_for = which
         for line in orders(trial) if orders else []:
             try:
                 trial.apply_command(seat, line)
@@ -119,6 +125,12 @@ def answer(kind: str, state, seat: int, seed: int, orders=None) -> list[str]:
         lines.append(command)
 
 
+def set_key(state):
+    """The set of auctions that runs, told apart from the one before it (its trigger and commissioner), or None."""
+    auctions = next((f for f in reversed(getattr(state, "frames", None) or []) if f.get("kind") == "auctions"), None)
+    return (auctions["trigger"], auctions["commissioner"]) if auctions else None
+
+
 def set_sites(state) -> list[str]:
     """The auctions of the set that runs (the running one first), or none."""
     frames = getattr(state, "frames", None) or []
@@ -129,13 +141,19 @@ def set_sites(state) -> list[str]:
     return [*([running] if running else []), *sets[-1]["queue"]]
 
 
-def orders_for(state, seat: int, done: set[str], rng: random.Random) -> list[str]:
+def orders_for(state, seat: int, done: set, seed: int) -> list[str]:
     """A person who uses orders answers every auction of the set they have not ordered yet: 'build max' (the
-    robot's rule of thumb: they do not want to be asked again), and a standing bid of a share (30-60 %, drawn)
-    of the most they can reach there; nothing where they are out already."""
+    robot's rule of thumb: they do not want to be asked again), and a standing bid of a share (30-60 %, drawn
+    for the game's ``seed``, the seat, the set and the auction, so the same whenever in the set they order)
+    of the most they can reach there; nothing where they are out already. ``done`` holds the set (its trigger and
+    commissioner) and the sites ordered in it: a set that follows another at once is ordered afresh."""
     lines: list[str] = []
     sites = set_sites(state)
     frame = state.frames[-1] if sites else {}
+    which = set_key(state)
+    if which not in done:  # another set than the one ordered for (two may follow each other in one mail)
+        done.clear()
+        done.add(which)
     for site in sites:
         if site in done:
             continue
@@ -148,12 +166,13 @@ def orders_for(state, seat: int, done: set[str], rng: random.Random) -> list[str
         if own is not None:
             reach += sum(v * (a + b) for v, a, b in zip((4, 5, 6), own["colored"], own["black"]))
         lines.append(f"build {site} max")
-        lines.append(f"bid {site} up to {round(reach * rng.uniform(0.3, 0.6))}")
+        share = random.Random(f"{seed} {seat} {which} {site}").uniform(0.3, 0.6)  # the same whenever they order
+        lines.append(f"bid {site} up to {round(reach * share)}")
         done.add(site)
     return lines
 
 
-def play(kind: str, players: int, seed: int, reads: int, share: float = 0.0) -> Played:
+def play(kind: str, players: int, seed: int, reads: int, share: float = 0.0, orders_on: bool = True) -> Played:
     now = START
     engine = create_engine("sqlite://")
     SQLModel.metadata.create_all(engine)
@@ -175,8 +194,10 @@ def play(kind: str, players: int, seed: int, reads: int, share: float = 0.0) -> 
         seat = min(asked, key=lambda s: (readers[s].next_read(asked[s]), s))
         now = readers[seat].next_read(asked[seat])
         hours = (now - asked.pop(seat)).total_seconds() / 3600
-        orders = (lambda trial: orders_for(trial, seat, ordered[seat], draw)) if seat in ordering else None
+        orders = (lambda trial: orders_for(trial, seat, ordered[seat], seed)) if seat in ordering else None
         lines = answer(kind, state, seat, seed, orders)
+        if orders and orders_on and seat not in state.order_seats:
+            lines.insert(0, "orders on")  # with their first mail: every set's start mails them, the first's too
         if not lines:
             continue  # asked for orders, but the set was over before they read: the game did not wait for them
         auction = in_auctions(state)
@@ -230,6 +251,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=9, help="games of each kind and size (9)")
     parser.add_argument("--reads", default="3,6", help="reads a day, comma separated (3,6)")
     parser.add_argument("--orders", default="0,1", help="shares of the players who use orders (0,1)")
+    parser.add_argument("--orders-on", type=int, default=1,
+                        help="1: a player who uses orders sends 'orders on' with their first mail (D48); 0: not")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", default="fifth-avenue:3,fifth-avenue:4,manhattan:3,manhattan:4",
                         help="the games, as kind:players, comma separated")
@@ -242,7 +265,8 @@ def main() -> None:
             for share in (float(x) for x in args.orders.split(",")):
                 if share and kind == "manhattan":
                     continue  # no auctions, no orders
-                games = [play(kind, players, args.seed + n, reads, share) for n in range(args.games)]
+                games = [play(kind, players, args.seed + n, reads, share, bool(args.orders_on))
+                         for n in range(args.games)]
                 print(f"{kind:12} {players:>1} {reads:>5} {share:>6.0%} {median(g.days for g in games):5.1f} "
                       f"{median(g.handoffs for g in games):9.0f} {median(g.handoffs_in_auctions for g in games):8.0f} "
                       f"{median(g.wait_auctions for g in games):12.0f} {median(g.wait_outside for g in games):10.0f} "
