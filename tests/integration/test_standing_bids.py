@@ -241,3 +241,22 @@ def test_an_imported_game_keeps_its_orders_secret_whatever_the_file_says(db_engi
     for seat in range(3):
         told = " ".join(" ".join([item.headline, *item.details]) for item in happenings(rows, imported, seat))
         assert ("up to 9" in told) == (seat == third), (seat, told)
+
+
+def test_orders_on_by_mail_gets_a_receipt_that_says_what_it_does(db_engine) -> None:
+    """'orders on' (D48), sent out of turn before any order: the sender alone gets a receipt that says they are
+    mailed each set when it begins, nobody else is mailed, and the game still waits for the same decision."""
+    games = GameService(db_engine, mail_domain="example.org")
+    game_id = games.create_game("fifth-avenue", PLAYERS, seed=5)
+    processor = MailCommands(games)
+    before, waiting = last_id(db_engine), games.get(game_id).state.current_player()
+    cy = games.get(game_id).email_of(2)
+    report = processor.handle(mail("Hi,\norders on\nCy", cy, game_id))
+    assert report.outcome == "applied", report
+    sent = since(db_engine, before)
+    assert [m.recipient for m in sent] == [cy]
+    assert "Recorded: orders on" in sent[0].text_body
+    assert "you are mailed each set of auctions when it begins, the game's first included" in \
+        " ".join(sent[0].text_body.split())
+    state = games.get(game_id).state
+    assert state.order_seats == [2] and state.current_player() == waiting

@@ -58,6 +58,14 @@ def next_mail_words(info: GameInfo, seat: int) -> str:
                 "something, with all that happened meanwhile.")
 
 
+SET_MAILS = {  # what 'orders on|off' does, in its receipt
+    "orders on": "From now on you are mailed each set of auctions when it begins, the game's first included, to "
+                 "answer it all at once with orders ('orders off' stops it).",
+    "orders off": "Sets of auctions are no longer mailed to you when they begin: you read each in your first call "
+                  "to bid in it (an order you give starts the mails again).",
+}
+
+
 def receipt(info: GameInfo, seat: int, commands: list[str], effects: list[str], msgid: MakeMsgid, now: datetime,
             domain: str = "pbem.invalid", note: list[str] = ()) -> OutboxMail:  # type: ignore[assignment]
     """The receipt for the commands the player at ``seat`` sent (``effects``: what they did, in that player's
@@ -70,6 +78,9 @@ def receipt(info: GameInfo, seat: int, commands: list[str], effects: list[str], 
         done.append(f"    ... and {plural(len(effects) - MAX_EFFECTS, 'more')}")
     standing = orders_in_force(info, seat)
     said = ["", *(wrap(line) for line in note)] if note else []
+    setting = next((command for command in reversed(commands) if command in SET_MAILS), None)
+    if setting is not None:  # 'orders on|off' (Fifth Avenue, D48) changes nothing anybody sees: say what it does
+        done.append(wrap(SET_MAILS[setting]))
     lines = [wrap(f"Recorded: {'; '.join(commands)}"), *done, *([wrap(standing)] if standing else []), *said, "",
              wrap(waiting_words(info, seat)), next_mail_words(info, seat)]
     mail = short_mail(info, seat, lines, msgid, now, domain)
