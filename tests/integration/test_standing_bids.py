@@ -11,7 +11,7 @@ from pbem.services.mail_out.chronicle import happenings
 from pbem.services.mail_in.mail_commands import MailCommands
 from pbem.services.offline.simulate import choose
 from pbem.services.table.service import GameService
-from pbem.store.models import Event
+from pbem.store.models import Event, Snapshot, utcnow
 
 from test_receipts import PLAYERS, asking, last_id, mail, since
 
@@ -260,3 +260,34 @@ def test_orders_on_by_mail_gets_a_receipt_that_says_what_it_does(db_engine) -> N
         " ".join(sent[0].text_body.split())
     state = games.get(game_id).state
     assert state.order_seats == [2] and state.current_player() == waiting
+
+
+def test_orders_for_two_sets_in_one_mail_do_not_contradict_each_other(db_engine) -> None:
+    """A mail may begin a set, see it end (every other bidder can only pass, D40), and begin another in the same
+    turn: its orders for the second set's Central Park are for another auction than the first's, not a
+    contradiction (the mail was refused whole: 'contradicts line 2'). A crafted position: both commissioners in
+    Central Park without markers, so each set is Central Park alone, and only the mover holds cards."""
+    games = GameService(db_engine, mail_domain="example.org")
+    game_id = games.create_game("fifth-avenue", PLAYERS, seed=5)
+    rng = Rng(5)
+    while games.get(game_id).state.frames[-1]["kind"] != "turn":  # the starting skyscrapers
+        state = games.get(game_id).state
+        games.submit(game_id, PLAYERS[state.current_player()][1], str(choose(state.legal_actions(), rng, "by-kind")))
+    info = games.get(game_id)
+    state, mover = info.state, info.state.current_player()
+    for seat in range(3):
+        state.hands[seat] = {color: [0, 0, 0] for color in state.hands[seat]}
+    state.hands[mover].update(orange=[1, 0, 0], green=[1, 0, 0], black=[2, 0, 0])
+    for commissioner in state.commissioners:
+        state.commissioners[commissioner], state.markers[commissioner] = "CP", []
+    with Session(db_engine) as s:
+        s.add(Snapshot(game_id=game_id, seq=info.last_seq, state=state.to_json(), created_at=utcnow()))
+        s.commit()
+    stacks = [c for c in state.board.plot_colors if state.colored_stacks[c]][:2]
+    games.submit(game_id, PLAYERS[mover][1], "\n".join([
+        "C white CH", "CP: build max", "CP: up to 4 orange",  # the first set: Central Park, won at 4
+        f"cards {' '.join(stacks)}", "move beige CH",
+        "CP: build max", "CP: up to 4"]))  # the second set: Central Park again
+    state = games.get(game_id).state
+    assert state.central_park[mover] >= 1 and state.frames[-1]["kind"] == "turn"
+    assert state.frames[-1]["player"] == (mover + 1) % 3  # both sets are over, and the mover's turn with them

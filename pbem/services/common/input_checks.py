@@ -79,6 +79,13 @@ def contradicted(action: Any, seen: dict[Any, int], number: int, state: Any = No
     return None
 
 
+def set_ended(events: list[dict[str, Any]], seen: dict[Any, int]) -> None:
+    """Forget the orders of a mail's lines so far when ``events`` (of its last line) ended a set of auctions: the
+    next set's orders, its Central Park's too, are for other auctions and contradict none of them."""
+    if any(event.get("kind") == "auctions_end" for event in events):
+        seen.clear()
+
+
 def contradiction(line: str, earlier: int, earlier_line: str) -> str:
     return (f"'{line}' contradicts line {earlier} ('{earlier_line}'): give one order for each auction and "
             "one for its build.")

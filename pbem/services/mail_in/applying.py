@@ -16,7 +16,7 @@ from ...store.models import GameStatus, InboundMail
 from ...words import plural
 from ..common.errors import CommandRejected, DecisionMoved, GameNotActive, PlayerNotInGame, ServiceError
 from ..common.game_info import GameInfo
-from ..common.input_checks import contradicted, contradiction
+from ..common.input_checks import contradicted, contradiction, set_ended
 from ..common.ledger import AskedDecision, MailLedger
 from ..mail_out.delivery import has_auctions
 from ..mail_out.notices import with_names
@@ -92,7 +92,7 @@ class MailApplier:
                 earlier = contradicted(action, ordered, number, scratch)
                 if earlier is not None:
                     raise IllegalCommandError(contradiction(command, earlier, commands[earlier - 1]), [])
-                scratch.apply_action(seat, action)
+                set_ended(scratch.apply_action(seat, action), ordered)
             except CommandError as exc:
                 reports.append(LineReport(command, "not done", with_names(info, exc.message)))
             else:

@@ -60,7 +60,7 @@ from .game_reader import GameReader, holders_said
 from ..mail_out.help_text import first_mail_help
 from ..common.game_info import GameInfo, PlayerInfo, Submission
 from ..common.game_length import length_words
-from ..common.input_checks import checked_address, checked_name, contradicted, contradiction, named_address, seat_with
+from ..common.input_checks import checked_address, checked_name, contradicted, contradiction, named_address, seat_with, set_ended
 from ..common.ledger import AskedDecision
 from ..mail_out.mail_folding import fold_unsent
 from .robot_names import is_robot_address, robot_address, robot_kind, robot_name
@@ -293,6 +293,7 @@ class GameChanges(GameReader):
                     events = state.apply_action(seat, action)
                 except CommandError as exc:
                     raise CommandRejected(number, line, exc) from exc
+                set_ended(events, ordered)  # a later set's orders (its Central Park's too) are for other auctions
                 seq += 1
                 all_events.extend(events)
                 effects.extend(notices.describe(event, info, seat) for event in events)
