@@ -1,6 +1,6 @@
 """Mail benchmark over real servers: Dovecot (IMAP, LMTP) and aiosmtpd.
 
-Run: python bench/mail.py [--mails 100] [--paced 40] [--rounds 3] [--database URL] [--profile FILE]
+Run: python bench/mail.py [--mails 100] [--paced 40] [--rounds 3] [--database URL] [--profile FILE] [--queries]
 (needs dovecot: bash tests/install-servers.sh)
 
 Games of two players each; the first player of every game sends one command.
@@ -25,7 +25,12 @@ process and notes when it accepted each mail.
   baseline client's likewise; and the worker's split between its own process
   (reading and applying) and its outbox process (building and sending).
   Less noisy than the rates on a busy machine: other processes slow the clock,
-  not the work.
+  not the work. On PostgreSQL (a server on this machine) also the CPU of the
+  server processes that serve the worker's connections.
+- ``--queries``: the worker's statements, transactions and (PostgreSQL) round
+  trips to the server per mail, by kind, for each of its two processes
+  (bench/sql_count.py); ``--trace`` adds every one of them for the last paced
+  mail, in order. Counts, not times: they hold on a busy machine.
 
 On SQLite the worker's rate was held back by the disk more than by its work:
 each applied mail's commit was flushed (synchronous=FULL), which made the
@@ -95,6 +100,25 @@ def cpu_split(pid: int) -> tuple[float, float]:
     return own, sum(cpu_seconds(child) for child in children)
 
 
+def server_cpu(engine) -> dict[int, float] | None:  # type: ignore[no-untyped-def]
+    """The CPU so far of each of the PostgreSQL server's processes that serve the benchmark's database (one a
+    connection of the worker and of its outbox process), from /proc; None for SQLite or a server elsewhere."""
+    if engine.dialect.name != "postgresql":
+        return None
+    with engine.connect() as connection:
+        pids = connection.exec_driver_sql("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                                          "AND pid <> pg_backend_pid()").scalars().all()
+    if pids and not Path(f"/proc/{pids[0]}").exists():
+        return None  # a server on another machine
+    found = {}
+    for pid in pids:
+        try:
+            found[pid] = cpu_split(pid)[0]
+        except OSError:
+            pass  # gone meanwhile
+    return found
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
@@ -115,8 +139,11 @@ def wait_for(smtp: SmtpToLmtp, count: int, limit: float) -> None:
 
 
 def run_pbem(dovecot: Dovecot, smtp: SmtpToLmtp, mails: int, paced: int, url: str, folder: Path, rounds: int,
-             profile: str | None = None
-             ) -> tuple[list[float], list[float], list[float], list[tuple[float, float]]]:
+             profile: str | None = None, queries: list[tuple[float, float]] | None = None
+             ) -> tuple[list[float], list[float], list[float], list[tuple[float, float]], list[float]]:
+    """The worker's rates, latencies, CPU per mail and its split, and (PostgreSQL) the CPU per mail of the server
+    processes serving it. ``queries``, when given, gets the time window of each burst and of each paced mail, and
+    the worker runs under bench/sql_count.py (its notes in ``folder``/sql)."""
     engine = make_engine(url)
     upgrade(engine)
     games = GameService(engine, mail_domain="example.test")
@@ -129,22 +156,31 @@ def run_pbem(dovecot: Dovecot, smtp: SmtpToLmtp, mails: int, paced: int, url: st
                         smtp=ServerConfig("127.0.0.1", smtp.port, "plain"), game_address=GAME)
     MailWorker(engine, config).run_once()  # the opening mails go out before the clock starts
     engine.dispose()
+    watcher = make_engine(url)  # reads which server processes serve the worker (PostgreSQL)
     smtp.messages.clear()
     env = worker_env(url, folder, dovecot, smtp.port, GAME, 600)
     command = [sys.executable, "-m", "cProfile", "-o", profile, "-m", "pbem", "worker"] if profile else ["pbem", "worker"]
+    if queries is not None:
+        env["BENCH_SQL_NOTES"] = str(folder / "sql")
+        command = [sys.executable, str(Path(__file__).with_name("sql_count.py")), "worker"]
     worker = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         with IMAPClient(dovecot.host, port=dovecot.imap_port, ssl=False) as client:
             client.login("game", "secret")
             time.sleep(3.0)  # the worker has started, connected and gone into IDLE
-            rates, cpu, split = [], [], []
+            rates, cpu, split, server = [], [], [], []
             for burst in range(rounds):
                 smtp.messages.clear()
-                before = cpu_split(worker.pid)
+                before, server_before = cpu_split(worker.pid), server_cpu(watcher)
+                started = time.monotonic()
                 client.multiappend("INBOX", raw[burst * mails:(burst + 1) * mails])
                 wait_for(smtp, 2 * mails, 120 + mails)  # a confirmation to Ann and a request to Bob per mail
                 time.sleep(0.5)  # the worker files the last mails and goes back to IDLE
-                after = cpu_split(worker.pid)
+                after, server_after = cpu_split(worker.pid), server_cpu(watcher)
+                if server_before is not None and server_after is not None:  # a connection opened meanwhile: all its CPU
+                    server.append(sum(c - server_before.get(pid, 0.0) for pid, c in server_after.items()) / mails)
+                if queries is not None:
+                    queries.append((started, time.monotonic()))
                 split.append(((after[0] - before[0]) / mails, (after[1] - before[1]) / mails))
                 cpu.append(sum(split[-1]))
                 rates.append(steady_rate(smtp, mails))
@@ -156,13 +192,16 @@ def run_pbem(dovecot: Dovecot, smtp: SmtpToLmtp, mails: int, paced: int, url: st
                 appended = time.monotonic()
                 client.append("INBOX", message)
                 wait_for(smtp, before + 2, 60)
+                if queries is not None:
+                    queries.append((appended, time.monotonic()))
                 latencies.append(smtp.messages[before + 1].accepted_at - appended)
     finally:
+        watcher.dispose()
         worker.send_signal(signal.SIGTERM)
         output, _ = worker.communicate(timeout=60)
     if worker.returncode != 0:
         raise SystemExit(f"the worker failed:\n{output}")
-    return rates, latencies, cpu, split
+    return rates, latencies, cpu, split, server
 
 
 def run_baseline(dovecot: Dovecot, smtp: SmtpToLmtp, mails: int, answers: list[bytes], folder: Path
@@ -212,6 +251,32 @@ def baseline_client(imap_port: int, smtp_port: int, mails: int, bodies: Path) ->
     asyncio.run(fetch_and_answer())
 
 
+def print_queries(path: str, windows: list[tuple[float, float]], mails: int, paced: list[tuple[float, float]],
+                  trace: bool) -> None:
+    """The worker's statements (by their first words), transactions and round trips per mail, medians of the
+    bursts, both of its processes together and each; with ``trace``, all the worker did for the last paced mail."""
+    from sql_count import counts, trace as traced
+
+    if trace and paced:
+        for role in ("worker", "outbox"):
+            print(f"the {role} process, the last paced mail, from its APPEND to its answers:")
+            print("\n".join(traced(path, *paced[-1], role)))
+
+    for role in ("*", "worker", "outbox"):
+        bursts = [counts(path, start, end, role) for start, end in windows]
+        kinds = sorted({kind for burst in bursts for kind in burst})
+
+        def per_mail(kind: str, what: str | None = None) -> float:
+            return statistics.median(sum(n for w, n in burst.get(kind, {}).items() if what is None or w == what)
+                                     for burst in bursts) / mails
+
+        print({"*": "per mail, both processes", "worker": "the worker's process", "outbox": "its outbox process"}[role]
+              + " (medians of the bursts): " + ", ".join(f"{kind} {per_mail(kind):.1f}" for kind in kinds))
+        for kind in ("sql", "roundtrip"):
+            found = sorted({w for burst in bursts for w in burst.get(kind, {})}, key=lambda w: -per_mail(kind, w))
+            print(f"  {kind}: " + ", ".join(f"{w} {per_mail(kind, w):.2f}" for w in found if per_mail(kind, w) >= 0.01))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mails", type=int, default=100)
@@ -220,6 +285,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="bursts of --mails for each side; medians are shown")
     parser.add_argument("--profile", metavar="FILE", help="run the worker under cProfile and write its profile here "
                         "(python -m pstats FILE); its figures are then slower than without")
+    parser.add_argument("--queries", action="store_true", help="count the worker's statements, transactions and "
+                        "(PostgreSQL) round trips per mail, by kind (bench/sql_count.py); its figures are then slower")
+    parser.add_argument("--trace", action="store_true", help="with --queries, print what the worker did for the last "
+                        "paced mail, statement by statement")
     parser.add_argument("--baseline-client", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.baseline_client:
@@ -233,8 +302,12 @@ def main() -> None:
         smtp.start()
         try:
             url = args.database or f"sqlite:///{folder / 'bench.sqlite3'}"
-            rates, latencies, cpu, split = run_pbem(dovecot, smtp, args.mails, args.paced, url, folder, args.rounds,
-                                             args.profile)
+            windows: list[tuple[float, float]] | None = [] if args.queries else None
+            rates, latencies, cpu, split, server = run_pbem(dovecot, smtp, args.mails, args.paced, url, folder,
+                                                            args.rounds, args.profile, windows)
+            if windows is not None:
+                print_queries(str(folder / "sql"), windows[:args.rounds], args.mails, windows[args.rounds:],
+                              args.trace)
             answers = [m.data for m in smtp.messages]
             baselines, baseline_cpu = zip(*[run_baseline(dovecot, smtp, args.mails, answers, folder)
                                             for _ in range(args.rounds)])
@@ -255,6 +328,9 @@ def main() -> None:
     reading, sending = (statistics.median(part) * 1000 for part in zip(*split))
     print(f"  of the worker's: reading and applying (the worker's process) {reading:.1f} ms, building and sending "
           f"the answers (its outbox process) {sending:.1f} ms")
+    if server:
+        print(f"  and PostgreSQL's processes serving them: {statistics.median(server) * 1000:.1f} ms a mail (rounds: "
+              f"{', '.join(f'{c * 1000:.1f}' for c in server)})")
 
 
 if __name__ == "__main__":
