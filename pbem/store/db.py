@@ -9,6 +9,7 @@ service takes a row lock on the game (``SELECT ... FOR UPDATE``).
 from __future__ import annotations
 
 import os
+import select
 import sqlite3
 import stat
 import time
@@ -196,10 +197,11 @@ def make_engine(url: str, *, create_folder: bool = True, flushed: bool = True) -
         return engine
     options = {} if flushed else {"connect_args": {"options": "-c synchronous_commit=off"}}
     try:
-        engine = create_engine(url, pool_pre_ping=True, **options)
+        engine = create_engine(url, **options)
     except ImportError as exc:  # SQLAlchemy loads the driver here; SQLite's comes with Python, psycopg is an extra
         raise MissingDriver(f"PostgreSQL's driver, psycopg, is not installed ({exc}): install it with "
                             "pip install 'pbem[postgresql]'") from None
+    _checked_on_checkout(engine)
     if not flushed:
         @event.listens_for(engine, "begin")
         def _begin(connection) -> None:  # type: ignore[no-untyped-def]
@@ -208,6 +210,55 @@ def make_engine(url: str, *, create_folder: bool = True, flushed: bool = True) -
                 # of every transaction committed before it: those are flushed too.
                 connection.exec_driver_sql("SET LOCAL synchronous_commit TO on")
     return engine
+
+
+RESTED = 1.0  # seconds in the pool after which a PostgreSQL connection is pinged before it is used again
+
+
+def _checked_on_checkout(engine: Engine) -> None:
+    """A pooled PostgreSQL connection is known alive before it is handed out, as SQLAlchemy's ``pool_pre_ping``
+    makes sure, at a round trip less for one just used. The pre-ping cost a round trip to the server at every
+    checkout: every transaction, some six for one mail between the worker and its sender (bench/mail.py
+    --queries). A server that ends a connection (a restart, pg_terminate_backend, a proxy that cuts it) says so
+    on its socket, which becomes readable (the FATAL message, the end of the stream): a look at the socket,
+    without waiting, sees that. A connection whose socket has something to read, or that rested in the pool
+    longer than RESTED (its server may have vanished without a word: a host that lost power, a cut network), is
+    pinged as before, and a failed ping invalidates the whole pool, as the pre-ping does. Only a connection used
+    in the last second whose server vanished silently meanwhile goes out unpinged: its first statement fails as
+    it would had the server vanished during it, a transient failure (``is_transient``) that is tried again."""
+    dialect = engine.dialect
+
+    @event.listens_for(engine, "checkin")
+    def _returned(dbapi_connection, record) -> None:  # type: ignore[no-untyped-def]
+        record.info["pbem_returned"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _checkout(dbapi_connection, record, proxy) -> None:  # type: ignore[no-untyped-def]
+        returned = record.info.pop("pbem_returned", None)
+        if returned is None:
+            return  # just connected
+        if time.monotonic() - returned <= RESTED and not _has_word(dbapi_connection):
+            return
+        try:
+            alive = dialect.do_ping(dbapi_connection)
+        except dialect.loaded_dbapi.Error as exc:
+            if not dialect.is_disconnect(exc, dbapi_connection, None):
+                raise
+            alive = False
+        if not alive:
+            raise sa_exc.InvalidatePoolError()  # the pool reconnects, and drops the connections made before
+
+
+def _has_word(dbapi_connection) -> bool:  # type: ignore[no-untyped-def]
+    """Whether the server sent something on this idle connection (no statement runs on it): that it ends it, or
+    ended it. A connection closed on this side has no socket: also true."""
+    try:
+        fd = dbapi_connection.pgconn.socket
+    except Exception:  # noqa: BLE001 - closed, or never opened
+        return True
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLPRI)
+    return bool(poller.poll(0))
 
 
 def read_only_file(url: str) -> Path | None:
