@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from types import TracebackType
+from weakref import WeakKeyDictionary
 
 from sqlalchemy import Engine, text
 from sqlmodel import Session, select
@@ -29,7 +30,7 @@ class UnitOfWork:
         on an engine whose commits are not (store.db.make_engine)."""
         self.write = write
         self.database = engine
-        self.engine = engine.execution_options(pbem_write=True, pbem_flush=flushed) if write else engine
+        self.engine = engine.execution_options(pbem_write=True, pbem_flush=flushed) if write else reads(engine)
         self.session: Session
         self._shared = False
 
@@ -65,6 +66,25 @@ class UnitOfWork:
     def lock_game(self, game_id: int) -> Game | None:
         """The game row, locked until the end of the transaction (PostgreSQL: FOR UPDATE)."""
         return self.session.exec(select(Game).where(Game.id == game_id).with_for_update()).first()
+
+
+_READS: WeakKeyDictionary[Engine, Engine] = WeakKeyDictionary()
+
+
+def reads(engine: Engine) -> Engine:
+    """``engine`` for a unit of work that only reads. PostgreSQL's: its statements autocommit, one by one,
+    which at READ COMMITTED (every statement sees what was committed when it began, in a transaction too) reads
+    what a transaction would, without its BEGIN and ROLLBACK, two round trips to the server for each of a mail's
+    two or three reading units (bench/mail.py --queries). Nothing in a reading unit locks (FOR UPDATE, an
+    advisory lock) or writes: those are writing units. A reading unit that needs one moment for all its
+    statements asks for REPEATABLE READ on its connection (archive.history), which begins a transaction.
+    SQLite's read transactions give one moment to all their statements: kept."""
+    if engine.dialect.name != "postgresql":
+        return engine
+    found = _READS.get(engine)
+    if found is None:
+        found = _READS[engine] = engine.execution_options(isolation_level="AUTOCOMMIT")
+    return found
 
 
 class _ReadScope:

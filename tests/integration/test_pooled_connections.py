@@ -1,13 +1,19 @@
-"""PostgreSQL's pooled connections (pbem.store.db): a connection the server ended is never handed out, without a
-round trip to the server for one just used (issue 45, point 8)."""
+"""PostgreSQL's pooled connections (pbem.store.db, pbem.store.uow): a connection the server ended is never handed
+out, without a round trip to the server for one just used; a unit of work that only reads runs no transaction of
+its own (at READ COMMITTED its statements read what they would in one), and one that asks for one moment still
+gets it (issue 45, point 8)."""
 
 from __future__ import annotations
 
 import pytest
 import sqlalchemy as sa
+from psycopg.pq import TransactionStatus
+from sqlmodel import select
 
+from pbem.archive.history import _one_moment
 from pbem.store import db
 from pbem.store.db import make_engine
+from pbem.store.models import Game
 from pbem.store.uow import UnitOfWork
 from pbem_testing.waiting import wait_until
 
@@ -78,3 +84,24 @@ def test_a_connection_the_server_ended_is_replaced_before_it_is_used(pg, monkeyp
         uow.session.exec(sa.text("INSERT INTO marks (name, at) VALUES ('x', now())"))  # type: ignore[call-overload]
         uow.commit()
     assert backend(engine) not in (first, second)
+
+
+def test_a_reading_unit_runs_no_transaction_and_one_moment_still_does(pg) -> None:
+    engine, _ = pg
+
+    def status(uow: UnitOfWork) -> TransactionStatus:
+        return uow.session.connection().connection.dbapi_connection.info.transaction_status  # type: ignore[union-attr]
+
+    with UnitOfWork(engine) as uow:
+        assert uow.session.exec(select(Game)).all() == []
+        assert status(uow) == TransactionStatus.IDLE  # no BEGIN was sent, no ROLLBACK will be
+    with UnitOfWork(engine, write=True) as uow:
+        uow.session.exec(select(Game)).all()
+        assert status(uow) == TransactionStatus.INTRANS
+    with UnitOfWork(engine) as uow:
+        _one_moment(uow)
+        assert uow.session.exec(sa.text("SHOW transaction_isolation")).scalar() == "repeatable read"  # type: ignore[call-overload]
+        assert status(uow) == TransactionStatus.INTRANS
+    with UnitOfWork(engine) as uow:  # the pool gave the connection back as it was
+        assert uow.session.exec(sa.text("SHOW transaction_isolation")).scalar() == "read committed"  # type: ignore[call-overload]
+        assert status(uow) == TransactionStatus.IDLE
