@@ -88,7 +88,8 @@ def install(path: str) -> None:
 
         BaseConnection._exec_command = counted_command  # type: ignore[method-assign]
         BaseCursor._execute_send = counted(BaseCursor._execute_send, "query")  # type: ignore[method-assign]
-        BaseCursor._send_query_prepared = counted(BaseCursor._send_query_prepared, "query (prepared)")  # type: ignore[method-assign]
+        BaseCursor._send_query_prepared = counted(  # type: ignore[method-assign]
+            BaseCursor._send_query_prepared, "query (prepared)")
         BaseCursor._send_prepare = counted(BaseCursor._send_prepare, "PREPARE")  # type: ignore[method-assign]
 
     def dump() -> None:

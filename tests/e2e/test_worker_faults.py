@@ -1,4 +1,5 @@
-"""The mail worker killed with SIGKILL at every step of a batch, then restarted: nothing lost, nothing doubled.
+"""The mail worker killed with SIGKILL at every step of a batch, then restarted: nothing lost, nothing doubled, on
+SQLite and PostgreSQL.
 
 ``pbem worker --once`` runs as a real process against Dovecot and the SMTP
 server, with ``PBEM_CRASH_AT=k`` (``pbem.crashpoints``): the k-th step it
@@ -22,7 +23,9 @@ from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
 from pathlib import Path
+from typing import Callable
 
+import pytest
 from sqlmodel import Session, select
 
 from pbem.config import MailConfig, ServerConfig
@@ -87,14 +90,36 @@ def _folders(mailboxes) -> dict[str, Counter]:
     return found
 
 
+def sqlite_databases(tmp: Path, template: Path) -> Callable[[str], str]:
+    """A new SQLite database for each case, a copy of the migrated template."""
+    def fresh(name: str) -> str:
+        shutil.copy(template, tmp / f"{name}.sqlite3")
+        return f"sqlite:///{tmp / f'{name}.sqlite3'}"
+    return fresh
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def databases(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[str], str]:
+    """A migrated, empty database for each case of a test, of each kind (PostgreSQL: the run's, emptied again)."""
+    if request.param == "sqlite":
+        return sqlite_databases(tmp_path, request.getfixturevalue("sqlite_template"))
+    url, emptying = request.getfixturevalue("postgres_url"), request.getfixturevalue("postgres_emptying")
+
+    def fresh(name: str) -> str:
+        engine = make_engine(url)
+        with engine.begin() as connection:
+            connection.exec_driver_sql(emptying)
+        engine.dispose()
+        return url
+    return fresh
+
+
 class Scenario:
     """A fresh database holding game 1 with its opening mails queued, and the batch in the game's INBOX."""
 
-    def __init__(self, tmp: Path, template: Path, dovecot, smtp_server, mailboxes, name: str) -> None:
+    def __init__(self, tmp: Path, database: Callable[[str], str], dovecot, smtp_server, mailboxes, name: str) -> None:
         self.dovecot, self.smtp, self.mailboxes = dovecot, smtp_server, mailboxes
-        self.db = tmp / f"{name}.sqlite3"
-        shutil.copy(template, self.db)
-        self.url = f"sqlite:///{self.db}"
+        self.url = database(name)
         self.log = tmp / f"{name}.points"
         dovecot.empty_mailboxes()
         smtp_server.reset()
@@ -151,8 +176,8 @@ class Scenario:
 
 
 def test_sigkill_at_every_step_of_a_batch_loses_and_doubles_nothing(
-        tmp_path, sqlite_template, dovecot, smtp_server, mailboxes, pbem_with) -> None:
-    clean = Scenario(tmp_path, sqlite_template, dovecot, smtp_server, mailboxes, "clean")
+        tmp_path, databases, dovecot, smtp_server, mailboxes, pbem_with) -> None:
+    clean = Scenario(tmp_path, databases, dovecot, smtp_server, mailboxes, "clean")
     run = clean.worker_process(pbem_with)
     assert run.returncode == 0, run.stdout + run.stderr
     steps = clean.points()
@@ -176,7 +201,7 @@ def test_sigkill_at_every_step_of_a_batch_loses_and_doubles_nothing(
     assert last_flush > 0, steps
 
     for k, step in enumerate(steps, start=1):
-        case = Scenario(tmp_path, sqlite_template, dovecot, smtp_server, mailboxes, f"crash{k}")
+        case = Scenario(tmp_path, databases, dovecot, smtp_server, mailboxes, f"crash{k}")
         killed = case.worker_process(pbem_with, crash_at=k)
         assert killed.returncode == -signal.SIGKILL, (k, step, killed.stdout + killed.stderr)
         assert case.points()[-1] == step  # the same batch reaches the same steps in the same order
@@ -197,7 +222,8 @@ def test_sigkill_at_every_step_of_a_batch_loses_and_doubles_nothing(
 
 def test_mail_waits_while_the_smtp_server_is_down_and_goes_out_when_it_is_back(
         tmp_path, sqlite_template, dovecot, smtp_server, mailboxes) -> None:
-    case = Scenario(tmp_path, sqlite_template, dovecot, smtp_server, mailboxes, "smtp-down")
+    case = Scenario(tmp_path, sqlite_databases(tmp_path, sqlite_template), dovecot, smtp_server, mailboxes,
+                    "smtp-down")
     smtp_server.down()
     report = case.restart(later=timedelta(0))
     down = case.outcome()
@@ -218,7 +244,8 @@ def test_a_mailbox_with_a_new_uidvalidity_is_not_processed_twice(tmp_path, sqlit
                                                                    mailboxes) -> None:
     """The server renumbers the mailbox (UIDVALIDITY changes: a restored backup, a migrated account) with the
     same mails in it again: the Message-IDs recorded with each outcome keep them from being applied twice."""
-    case = Scenario(tmp_path, sqlite_template, dovecot, smtp_server, mailboxes, "uidvalidity")
+    case = Scenario(tmp_path, sqlite_databases(tmp_path, sqlite_template), dovecot, smtp_server, mailboxes,
+                    "uidvalidity")
     config = MailConfig(imap=ServerConfig("127.0.0.1", dovecot.imap_port, "plain", "game", "secret"),
                         smtp=ServerConfig("127.0.0.1", smtp_server.port, "plain"), game_address=GAME,
                         mailbox="games")

@@ -20,7 +20,8 @@ from pbem_testing.waiting import wait_until
 
 @pytest.fixture
 def pg(postgresql_url: str):  # type: ignore[no-untyped-def]
-    engine, admin = make_engine(postgresql_url, flushed=False), sa.create_engine(postgresql_url, isolation_level="AUTOCOMMIT")
+    engine = make_engine(postgresql_url, flushed=False)
+    admin = sa.create_engine(postgresql_url, isolation_level="AUTOCOMMIT")
     yield engine, admin
     admin.dispose()
     engine.dispose()
@@ -37,7 +38,8 @@ def terminate(admin: sa.Engine, pid: int) -> None:
         connection.execute(sa.text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
 
         def gone() -> bool:
-            return not connection.execute(sa.text("SELECT 1 FROM pg_stat_activity WHERE pid = :pid"), {"pid": pid}).first()
+            return not connection.execute(sa.text("SELECT 1 FROM pg_stat_activity WHERE pid = :pid"),
+                                          {"pid": pid}).first()
 
         wait_until(gone, f"the server process {pid} ended")
 
@@ -100,8 +102,10 @@ def test_a_reading_unit_runs_no_transaction_and_one_moment_still_does(pg) -> Non
         assert status(uow) == TransactionStatus.INTRANS
     with UnitOfWork(engine) as uow:
         _one_moment(uow)
-        assert uow.session.exec(sa.text("SHOW transaction_isolation")).scalar() == "repeatable read"  # type: ignore[call-overload]
+        isolation = uow.session.exec(sa.text("SHOW transaction_isolation")).scalar()  # type: ignore[call-overload]
+        assert isolation == "repeatable read"
         assert status(uow) == TransactionStatus.INTRANS
     with UnitOfWork(engine) as uow:  # the pool gave the connection back as it was
-        assert uow.session.exec(sa.text("SHOW transaction_isolation")).scalar() == "read committed"  # type: ignore[call-overload]
+        isolation = uow.session.exec(sa.text("SHOW transaction_isolation")).scalar()  # type: ignore[call-overload]
+        assert isolation == "read committed"
         assert status(uow) == TransactionStatus.IDLE
