@@ -33,6 +33,7 @@ from .. import crashpoints
 from ..config import ServerConfig
 from ..mail.message import MAX_REFERENCES, is_address, is_message_id
 from ..store.models import OutboxMail, OutboxStatus, fit, utcnow
+from ..store.uow import one_statement
 
 LEASE = timedelta(minutes=10)
 MAX_ATTEMPTS = 10
@@ -177,14 +178,14 @@ _MARK_SENT = (update(OutboxMail).where(OutboxMail.id == bindparam("mail_id"))
 
 
 def _mark_sent(engine: Engine, mail_id: int, when: datetime) -> None:
-    with engine.execution_options(pbem_write=True).begin() as connection:
+    with one_statement(engine).begin() as connection:
         connection.execute(_MARK_SENT, {"mail_id": mail_id, "when": when})
 
 
 def _finish(engine: Engine, mail_id: int, **values) -> None:
     if "last_error" in values:  # a server's words, cut to the column (Core statements skip the models' own cut)
         values["last_error"] = fit(OutboxMail.last_error, values["last_error"])
-    with engine.execution_options(pbem_write=True).begin() as connection:
+    with one_statement(engine).begin() as connection:
         connection.execute(update(OutboxMail).where(OutboxMail.id == mail_id).values(**values))
 
 

@@ -81,6 +81,21 @@ def reads(engine: Engine) -> Engine:
     SQLite's read transactions give one moment to all their statements: kept."""
     if engine.dialect.name != "postgresql":
         return engine
+    return _autocommitted(engine)
+
+
+def one_statement(engine: Engine) -> Engine:
+    """``engine`` for a transaction of one writing statement (``with one_statement(engine).begin() as c:
+    c.execute(...)``): on PostgreSQL the statement commits by itself, whole or not at all, in one round trip to
+    the server instead of three (BEGIN, the statement, COMMIT): the outbox sender's 'sent' mark of every mail
+    (bench/mail.py --queries). Its commit waits for the disk as the engine's commits do (store.db.make_engine).
+    On SQLite a writing transaction, BEGIN IMMEDIATE."""
+    if engine.dialect.name != "postgresql":
+        return engine.execution_options(pbem_write=True)
+    return _autocommitted(engine)
+
+
+def _autocommitted(engine: Engine) -> Engine:
     found = _READS.get(engine)
     if found is None:
         found = _READS[engine] = engine.execution_options(isolation_level="AUTOCOMMIT")
