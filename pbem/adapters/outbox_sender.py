@@ -32,6 +32,7 @@ from sqlalchemy import Engine, and_, bindparam, or_, select, update
 from .. import crashpoints
 from ..config import ServerConfig
 from ..mail.message import MAX_REFERENCES, is_address, is_message_id
+from ..mail.mailto import with_address
 from ..store.models import OutboxMail, OutboxStatus, fit, utcnow
 from ..store.uow import one_statement
 
@@ -89,7 +90,7 @@ def build_message(mail: OutboxMail, sender: str, sender_name: str = "") -> Messa
     """
     if not is_address(mail.recipient):
         raise UnsendableMail(f"{mail.recipient!r} is not an address a mail can be sent to")
-    html = [_with_picture(_text_part(mail.html_body, "html"), mail.picture)] if mail.html_body else []
+    html = [_with_picture(_text_part(with_address(mail.html_body, sender), "html"), mail.picture)] if mail.html_body else []
     parts = [_text_part(mail.text_body, "plain")] + html
     msg: Message = parts[0] if len(parts) == 1 else MIMEMultipart("alternative", _subparts=parts)
     # A name, so a client's list shows "Fifth Avenue #12 (pbem)" and not a cut address: the configured one, else

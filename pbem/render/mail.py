@@ -143,6 +143,8 @@ def notice_html(subject: str, context: dict[str, Any]) -> str:
         picture=context.get("picture"),
         extra=_guide(context.get("extra") or []),
         secret=context.get("secret") or "",
+        taps=context.get("taps") or [],
+        taps_more=context.get("taps_more", 0),
     )
     return tidy(_with_style_sheet(html))
 

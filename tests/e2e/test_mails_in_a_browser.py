@@ -57,6 +57,7 @@ from pbem.services.offline.simulate import choose
 from pbem.store.db import make_engine
 from pbem.store.models import OutboxMail
 from pbem_testing.browser import DESKTOP_WIDTH, PHONE_WIDTH, Browser, Page, mail_html, screenshot_dir
+from pbem_testing.link_shapes import read_mailto
 
 pytestmark = pytest.mark.xdist_group("mails_in_a_browser")  # its module-scoped fixtures are made once, on one worker
 
@@ -426,8 +427,38 @@ def mail_problems(browser: Browser, chosen: Chosen, folder: Path) -> list[str]:
                 else:
                     print(f"{where}: {what} ends at {bottom:.0f} px")
         problems += board_problems(chosen, page, where)
+        problems += tap_problems(chosen, page, where)
         if not page.images_loaded():
             problems.append(f"{where}: pictures that did not load: {[s[:80] for s in page.broken_images()]}")
+    return problems
+
+
+_TAPS = """
+return [...document.querySelectorAll('.taps a')].map(a => {
+  const r = a.getBoundingClientRect();
+  return {text: a.textContent, href: a.href, height: r.height, left: r.left, right: r.right};
+});
+"""
+TAP_PX = 44  # the least height of a target for a thumb (issue 44, point 4)
+
+
+def tap_problems(chosen: Chosen, page: Page, where: str) -> list[str]:
+    """A mail that asks a decision has its answers as links, each a target at least TAP_PX tall within the
+    viewport's width with its command written on it (the first line of the body it opens); no other mail has any."""
+    taps = page.js(_TAPS)
+    if chosen.mail.decision is None:
+        return [f"{where}: links to tap in a mail that asks nothing: {taps}"] if taps else []
+    if not taps:
+        return [f"{where}: no links to tap in a mail that asks a decision"]
+    problems = []
+    for tap in taps:
+        command = read_mailto(tap["href"])[1]["body"].split("\r\n")[0]
+        if tap["text"] != command:
+            problems.append(f"{where}: the link {tap['text']!r} opens the command {command!r}")
+        if tap["height"] < TAP_PX or tap["left"] < 0 or tap["right"] > page.viewport_width:
+            problems.append(f"{where}: the link {tap['text']!r} is {tap['height']:.0f} px tall (at least {TAP_PX}) "
+                            f"from {tap['left']:.0f} to {tap['right']:.0f} px")
+    print(f"{where}: {len(taps)} links, {min(t['height'] for t in taps):.0f} px tall or more")
     return problems
 
 

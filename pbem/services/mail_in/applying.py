@@ -58,7 +58,9 @@ class MailApplier:
         try:
             done = self.games.submit(info.id, report.sender or "", "\n".join(commands),
                                      source=f"mail:{report.message_id}" if report.message_id else "mail",
-                                     dry_run=dry_run, sender_note=note, inbound=inbound, answered=answered)
+                                     dry_run=dry_run, sender_note=note, inbound=inbound, answered=answered,
+                                     # a link answers exactly the decision it was made for, never a later one
+                                     decision=answered.number if report.by_link and answered is not None else None)
         except DecisionMoved as exc:
             report.outcome = "stale"
             report.open_now, report.current_decision = exc.now, exc.number

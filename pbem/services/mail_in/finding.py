@@ -31,7 +31,7 @@ class GameFinder:
         candidates = (
             ("game line", lambda: named),
             ("subject", lambda: game_tag(report.subject)),
-            ("reply to our mail", lambda: self.ledger.game_of_messages(references(msg))),
+            ("reply to our mail", lambda: self.ledger.game_of_messages(answered_ids(msg, report))),
         )
         for how, find in candidates:  # in this order, looking no further than needed
             game_id = find()
@@ -56,19 +56,25 @@ class GameFinder:
         return None
 
     def seat(self, msg: EmailMessage, report: MailReport, info: GameInfo) -> bool:
-        """Whether the sender plays in the game (``report.seat`` set); else the mail is refused, saying why."""
+        """Whether the sender plays in the game (``report.seat`` set); else the mail is refused, saying why.
+        A mail from a link (``report.linked``) made for another seat's mail is refused even from a player: its
+        body is what we wrote for that seat, and sent by somebody else it was forwarded, never their own move."""
+        game_id = info.id
+        seats = {p.email for p in info.players}
+        linked_to = [to for gid, to in self.ledger.recipients_of(report.linked) if gid == game_id and to in seats]
         try:
             report.seat = next(p.seat for p in info.players if p.email == report.sender)
-            return True
+            if not any(to != report.sender for to in linked_to):
+                return True
         except StopIteration:
             pass
-        game_id = info.id
-        claimed = [to for gid, to in self.ledger.recipients_of(references(msg))
-                   if gid == game_id and to in {p.email for p in info.players}]
+        claimed = [to for to in linked_to if to != report.sender] or [
+            to for gid, to in self.ledger.recipients_of(references(msg)) if gid == game_id and to in seats]
         if claimed:
             # An answer to a mail we sent to one seat, from another address: never applied. The seat's own
             # address hears of it in its next digest of refused mail, with the moderator (services.mail_in.refusals).
             owner = claimed[0]
+            report.seat = None
             report.outcome = "impersonation"
             report.seat_email = owner
             self.replies.reply(report, [wrap(
@@ -88,7 +94,7 @@ class GameFinder:
         answered at once, calmly, when it has no word (the seat's own slip, most likely), told in the seat's
         hourly digest when it has a wrong one."""
         secret = next(p.secret for p in info.players if p.seat == report.seat)
-        if proves_seat(secret, given) or self.answers_ours(msg, report.sender or ""):
+        if proves_seat(secret, given) or self.answers_ours(msg, report.sender or "", report):
             return True
         report.seat_email = report.sender or ""
         if given:
@@ -103,9 +109,11 @@ class GameFinder:
         self.replies.reply(report, unproven_answer(info.id))
         return False
 
-    def answers_ours(self, msg: EmailMessage, address: str) -> bool:
-        """Whether ``msg`` answers (In-Reply-To, References) a mail we sent to ``address``."""
-        return any(to == address for _, to in self.ledger.recipients_of(references(msg)))
+    def answers_ours(self, msg: EmailMessage, address: str, report: MailReport | None = None) -> bool:
+        """Whether ``msg`` answers (In-Reply-To, References, or the ``ref`` line of a link: ``report.linked``)
+        a mail we sent to ``address``."""
+        ids = answered_ids(msg, report) if report is not None else references(msg)
+        return any(to == address for _, to in self.ledger.recipients_of(ids))
 
     def answered(self, msg: EmailMessage, report: MailReport, info: GameInfo) -> AskedDecision | None:
         """The decision the mail answers: the one our mail it replies to asked for, else the one a tag in its
@@ -113,7 +121,9 @@ class GameFinder:
         mail) answers none: its quoted text is that other mail's, not a decision of this game."""
         key, words = get_game(info.kind).decision_context(info.state)
         report.open_now = with_names(info, words)
-        replied = self.ledger.asked_in_reply(references(msg))
+        linked = self.ledger.asked_in_reply(report.linked) if report.linked else None
+        report.by_link = linked is not None and linked.game_id == info.id and linked.number is not None
+        replied = linked if linked is not None else self.ledger.asked_in_reply(references(msg))
         if replied is not None:
             answered = replied if replied.game_id == info.id and replied.number is not None else None
         else:
@@ -123,6 +133,12 @@ class GameFinder:
             report.decision = answered.number
             report.answered = answered.words or f"decision {answered.number}"
         return answered
+
+
+def answered_ids(msg: EmailMessage, report: MailReport) -> list[str]:
+    """The Message-IDs of ours the mail answers: those its link's ``ref`` lines name (``report.linked``: a mail
+    opened from a link carries no In-Reply-To), then its In-Reply-To and References."""
+    return [*report.linked, *(mid for mid in references(msg) if mid not in report.linked)]
 
 
 def unproven_answer(game_id: int) -> list[str]:
@@ -139,4 +155,4 @@ def unproven_answer(game_id: int) -> list[str]:
     ]
 
 
-__all__ = ["GameFinder", "unproven_answer"]
+__all__ = ["GameFinder", "answered_ids", "unproven_answer"]

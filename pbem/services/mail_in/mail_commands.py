@@ -18,7 +18,8 @@ from typing import Any
 
 from ...config import SignupConfig
 from ...games import get_game
-from ...mail.message import message_id, references, sender, subject
+from ...mail.mailto import message_id_of, split_ref_lines
+from ...mail.message import message_id, sender, subject
 from ...mail.text import MAX_HTML_BYTES, MAX_READ_BYTES, MAX_TEXT_BYTES, MAX_TEXT_LINES, extract_text, read_message
 from ...store.models import InboundMail
 from ..common.errors import ServiceError
@@ -28,7 +29,7 @@ from ..table.service import GameService
 from ..table.signup import Signup
 from ..table.table_talk import TableTalk, TalkPlan, first_line
 from .applying import MailApplier
-from .finding import GameFinder
+from .finding import GameFinder, answered_ids
 from .lines import game_lines, sort_lines, split_secret_lines, subject_commands, without_our_text
 from .refusals import REFUSED
 from .reply import Replies, more_texts, wrap
@@ -87,7 +88,7 @@ class MailCommands:
             report.outcome, report.not_answered, report.reply_to = "ignored", over_limit, None
         answered = any(r.status == "answered" for r in report.lines)
         stranger = self._stranger(report)
-        report.not_answered = report.not_answered or self._not_answered(report, stranger, references(msg))
+        report.not_answered = report.not_answered or self._not_answered(report, stranger, answered_ids(msg, report))
         if report.not_answered:
             report.reply_to = None
         if dry_run:
@@ -169,7 +170,7 @@ class MailCommands:
             return False
         self.signup.handle(report, *found, secrets, dry_run=dry_run, inbound=self._inbound,
                            over_limit=self._over_limit, in_reply_to=report.message_id or None,
-                           replied=self.finder.answers_ours(msg, report.sender or ""))
+                           replied=self.finder.answers_ours(msg, report.sender or "", report))
         return True
 
     def _handle(self, msg: Any, report: MailReport, dry_run: bool) -> None:
@@ -190,6 +191,8 @@ class MailCommands:
                 "attachments or the quoted board.")])
             return
         named, raw_lines = game_lines(report.text.lines)
+        raw_lines, tokens = split_ref_lines(raw_lines)
+        report.linked = [message_id_of(token, self.games.mail_domain) for token in tokens]
         if self._signup(msg, report, raw_lines, dry_run):
             return
         info = self.finder.game(msg, report, named)
@@ -201,10 +204,10 @@ class MailCommands:
         answered = self.finder.answered(msg, report, info)
         if not self.finder.seat(msg, report, info):
             return
-        sent = self.ledger.sent_to(references(msg), game_id, report.sender or "")
+        sent = self.ledger.sent_to(answered_ids(msg, report), game_id, report.sender or "")
         if (own := without_our_text(msg, report.text, info.kind, sent)) is not None:
             report.text = own
-            raw_lines = game_lines(own.lines)[1]
+            raw_lines = split_ref_lines(game_lines(own.lines)[1])[0]
         raw_lines, given = split_secret_lines(raw_lines)
         if not self.finder.proven(msg, report, info, given):
             return

@@ -54,6 +54,8 @@ class MailReport:
     not_answered: str = ""  # why the mail gets no reply of its own (a stranger's second mail today, ...)
     thread: str = ""  # the game's thread root: the reply's References start with it
     seat_email: str = ""  # a mail refused for want of proof: the seat it spoke for, told in a digest
+    linked: list[str] = field(default_factory=list)  # Message-IDs its 'ref' lines name: a mail sent from a link
+    by_link: bool = False  # the decision answered is the one of the mail whose link it came from (exactly that one)
 
     @property
     def changed(self) -> bool:

@@ -43,6 +43,7 @@ from ... import render
 from ...games import get_game
 from ...render.mail import html_part, render_notice
 from ...render.pictures import mail as pictures
+from ...mail.mailto import ref_token
 from ...render.text import said_lines, wrap
 from ...store.models import SUBJECT, OutboxMail
 from ...store.statuses import OutboxStatus
@@ -51,6 +52,7 @@ from ...words import listing, plural
 from . import delivery
 from .chronicle import Happening, board_names, credited, describe, happenings, named, player_label, with_names
 from .first_screen import answer_block
+from .taps import taps
 from ..common.game_info import GameInfo
 
 MakeMsgid = Callable[[], str]
@@ -269,8 +271,11 @@ class Mailer:
             context["picture"] = {"cid": pictures.content_id(drawn), "alt": pictures.alt_text(drawn),
                                   "width": pictures.WIDTH, "height": None}
         subject = game_subject(info)
-        text, html = render_notice(subject, context)
         message_id = self.msgid()
+        if decision is not None:  # the likely answers as links to tap (issue 44), tied to this very mail
+            tapped = taps(info, seat, decision["number"], subject_tag(info), ref_token(message_id), player.secret)
+            context["taps"], context["taps_more"] = tapped.links, tapped.more
+        text, html = render_notice(subject, context)
         root = thread_root(info, self.domain)
         return OutboxMail(
             game_id=info.id,

@@ -260,7 +260,9 @@ class GameChanges(GameReader):
             self._require_active(game)
             info = self._load(s, game)
             if decision is not None and info.state.moves != decision:
-                raise DecisionMoved(f"game {game_id} no longer waits for decision {decision}")
+                _, words = get_game(game.kind).decision_context(info.state)
+                raise DecisionMoved(f"game {game_id} no longer waits for decision {decision}",
+                                    now=notices.with_names(info, words), number=info.state.moves)
             if answered is not None and answered.number is not None and info.state.moves != answered.number:
                 key, words = get_game(game.kind).decision_context(info.state)
                 if key != answered.key or not key:
