@@ -67,8 +67,11 @@ def message_id_of(token: str, domain: str) -> str:
     return f"<{base64.urlsafe_b64decode(token + '==').hex()}@{domain}>"
 
 
+MAX_REFS = 20  # tokens of one mail looked up, as MAX_REFERENCES Message-IDs of its headers: the rest are dropped
+
+
 def split_ref_lines(lines: list[str]) -> tuple[list[str], list[str]]:
-    """``lines`` without their ``ref <token>`` lines, and the tokens those gave, in order."""
+    """``lines`` without their ``ref <token>`` lines, and the first MAX_REFS tokens those gave, in order."""
     rest, tokens = [], []
     for line in lines:
         found = _REF_LINE.fullmatch(line.strip())
@@ -79,11 +82,11 @@ def split_ref_lines(lines: list[str]) -> tuple[list[str], list[str]]:
             except (binascii.Error, ValueError):  # pragma: no cover - the pattern allows only tokens that decode
                 rest.append(line)
                 continue
-            if token not in tokens:
+            if token not in tokens and len(tokens) < MAX_REFS:
                 tokens.append(token)
         else:
             rest.append(line)
     return rest, tokens
 
 
-__all__ = ["ADDRESS_HERE", "REF_WORD", "encoded", "mailto", "message_id_of", "ref_line", "ref_token", "split_ref_lines", "with_address"]
+__all__ = ["ADDRESS_HERE", "MAX_REFS", "REF_WORD", "encoded", "mailto", "message_id_of", "ref_line", "ref_token", "split_ref_lines", "with_address"]

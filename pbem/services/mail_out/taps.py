@@ -1,17 +1,16 @@
 """The answers a game mail offers as links to tap (issue 44): which commands, and the ``mailto:`` URL of each.
 
 A mail that asks a decision shows, under its first screen, the likely answers as links (``templates/mail/
-notice.html.j2``). Each opens a new mail to the game's address with the game's tag for its subject (``tap_subject``),
-the command, the seat's own secret word when it has one, and the ``ref`` line naming this very mail
-(``pbem.mail.mailto``: what ties the answer to the decision). Every legal command when there are at most
-``MOST``; else, for a bid, pass, the least raise and the standing bid up to the most the reader can bid (``bid up to N``,
-D48); for other
-decisions ``CHOSEN`` of them, each kind of command in turn (by first word, in the engine's order) so that every
-kind has a link; and a line saying how many others there are and where their forms are.
+notice.html.j2``). Each opens a new mail to the game's address with the game's tag for its subject
+(``tap_subject``), the command, and the ``ref`` line naming this very mail (``pbem.mail.mailto``: what ties the
+answer to the decision and proves the seat). Every legal command when there are at most ``MOST``; else, for a
+bid, pass, the least raise and the standing bid up to the most the reader can bid (``bid up to N``, D48); for
+other decisions ``CHOSEN`` of them, each kind of command in turn (by first word, in the engine's order) so that
+every kind has a link; and a line saying how many others there are and where their forms are.
 
 The game's address is not known where the mail is made (the sender knows it): the URL says ``ADDRESS_HERE``,
 which ``adapters.outbox_sender`` writes over as it builds the mail. Hidden information stays hidden: a mail's
-links hold only commands its reader may send now, written from their own hand, and their own word.
+links hold only commands its reader may send now, written from their own hand, and a token of their own mail.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pbem.mail.mailto import (ADDRESS_HERE, encoded, mailto, message_id_of, ref_line, ref_token, split_ref_lines,
+from pbem.mail.mailto import (ADDRESS_HERE, MAX_REFS, encoded, mailto, message_id_of, ref_line, ref_token, split_ref_lines,
                               with_address)
 from pbem.mail.message import new_message_id
 from pbem_testing.link_shapes import read_mailto
@@ -71,3 +71,9 @@ def test_ref_lines_are_taken_out_of_a_players_lines() -> None:
     lines = ["pass", ref_line(token), f"REF {token}.", f"ref: {other}", "ref 1234", "refs are fun", "ref " + "x" * 22]
     # a token whose last character carries bits beyond the 128 is no token of ours
     assert split_ref_lines(lines) == (["pass", "ref 1234", "refs are fun", "ref " + "x" * 22], [token, other])
+
+
+def test_a_mail_of_many_ref_lines_names_at_most_max_refs_mails() -> None:
+    tokens = [ref_token(new_message_id("pbem.example")) for _ in range(MAX_REFS + 5)]
+    rest, found = split_ref_lines([ref_line(t) for t in tokens] + ["pass"])
+    assert rest == ["pass"] and found == tokens[:MAX_REFS]
