@@ -1,8 +1,8 @@
 """The answers a game mail offers as links to tap (issue 44): which commands, and the ``mailto:`` URL of each.
 
 A mail that asks a decision shows, under its first screen, the likely answers as links (``templates/mail/
-notice.html.j2``). Each opens a new mail to the game's address with the game's tag for its subject
-(``tap_subject``), the command, and the ``ref`` line naming this very mail (``pbem.mail.mailto``: what ties the
+notice.html.j2``). Each opens a new mail to the game's address with the game's tag for its subject,
+the command, and the ``ref`` line naming this very mail (``pbem.mail.mailto``: what ties the
 answer to the decision and proves the seat). Every legal command when there are at most ``MOST``; else, for a
 bid, pass, the least raise and the standing bid up to the most the reader can bid (``bid up to N``, D48); for
 other decisions ``CHOSEN`` of them, each kind of command in turn (by first word, in the engine's order) so that
@@ -34,20 +34,16 @@ class Taps:
     more: int  # legal commands not shown as links
 
 
-def tap_subject(tag: str) -> str:
-    """A link's subject: the game's tag, as the thread's subject starts ('[Manhattan #4]'). What ties the
-    answer to its decision is the body's ``ref`` line; the thread's whole subject (the players' names, up to
-    200 characters) and a '(decision N)' in each of a dozen links cost up to 2.6 KB a mail (issue 44, point 5)."""
-    return tag
-
-
 def taps(info: GameInfo, seat: int, number: int, tag: str, token: str, secret: str = "") -> Taps:
     """The links of the mail to ``seat`` that asks decision ``number`` in the game of subject tag ``tag``;
     ``token`` names the mail (``mailto.ref_token``). The ``ref`` line proves the seat as a Reply does, so the
     seat's secret word (``secret``, "" for none) goes into a link only when the mail has no token to name."""
     commands, more = tap_commands(info, seat)
     tail = f"\n{ref_line(token)}" if token else (f"\nsecret {secret}" if secret else "")
-    link_subject = tap_subject(tag) if token else f"{tag} (decision {number})"
+    # A link's subject is the game's tag ('[Manhattan #4]'), as the thread's subject starts: the body's ``ref``
+    # line ties the answer to its decision, and the whole subject (the players' names, up to 200 characters)
+    # with a '(decision N)' in each of a dozen links would cost up to 2.6 KB a mail (issue 44, point 5).
+    link_subject = tag if token else f"{tag} (decision {number})"
     links = [{"command": command, "href": mailto(ADDRESS_HERE, link_subject, command + tail)} for command in commands]
     return Taps(links, more)
 
@@ -102,4 +98,4 @@ def _each_kind_in_turn(commands: list[str], room: int) -> list[str]:
     return chosen
 
 
-__all__ = ["CHOSEN", "MOST", "Taps", "tap_commands", "tap_subject", "taps"]
+__all__ = ["CHOSEN", "MOST", "Taps", "tap_commands", "taps"]
