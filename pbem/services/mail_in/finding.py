@@ -94,7 +94,7 @@ class GameFinder:
         answered at once, calmly, when it has no word (the seat's own slip, most likely), told in the seat's
         hourly digest when it has a wrong one."""
         secret = next(p.secret for p in info.players if p.seat == report.seat)
-        if proves_seat(secret, given) or self.answers_ours(msg, report.sender or "", report):
+        if proves_seat(secret, given) or self.answers_ours(msg, report):
             return True
         report.seat_email = report.sender or ""
         if given:
@@ -109,11 +109,11 @@ class GameFinder:
         self.replies.reply(report, unproven_answer(info.id))
         return False
 
-    def answers_ours(self, msg: EmailMessage, address: str, report: MailReport | None = None) -> bool:
+    def answers_ours(self, msg: EmailMessage, report: MailReport) -> bool:
         """Whether ``msg`` answers (In-Reply-To, References, or the ``ref`` line of a link: ``report.linked``)
-        a mail we sent to ``address``."""
-        ids = answered_ids(msg, report) if report is not None else references(msg)
-        return any(to == address for _, to in self.ledger.recipients_of(ids))
+        a mail we sent to its sender."""
+        address = report.sender or ""
+        return any(to == address for _, to in self.ledger.recipients_of(answered_ids(msg, report)))
 
     def answered(self, msg: EmailMessage, report: MailReport, info: GameInfo) -> AskedDecision | None:
         """The decision the mail answers: the one our mail it replies to asked for, else the one a tag in its

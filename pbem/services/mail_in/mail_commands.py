@@ -170,7 +170,7 @@ class MailCommands:
             return False
         self.signup.handle(report, *found, secrets, dry_run=dry_run, inbound=self._inbound,
                            over_limit=self._over_limit, in_reply_to=report.message_id or None,
-                           replied=self.finder.answers_ours(msg, report.sender or "", report))
+                           replied=self.finder.answers_ours(msg, report))
         return True
 
     def _handle(self, msg: Any, report: MailReport, dry_run: bool) -> None:
