@@ -105,7 +105,8 @@ def main() -> None:
         upgrade(engine)
         games = GameService(engine, mail_domain="example.test")
         print(f"{'game':<16} {'mails':>5} {'text':>13} {'html':>13} {'picture':>13} {'as sent':>15} {'build ms':>9} "
-              f"{'decisions':>9} {'mails/dec.':>10} {'receipts':>8} {'receipts/dec.':>13} {'all as sent':>11}")
+              f"{'decisions':>9} {'mails/dec.':>10} {'receipts':>8} {'receipts/dec.':>13} {'all as sent':>11} "
+              f"{'largest':>7}")
         print(f"{'':<16} {'':>5} {'median/max':>13} {'median/max':>13} {'median/max':>13} {'median/max':>15} "
               f"{'median':>9} {'':>9} {'':>10} {'':>8} {'':>13} {'median':>11}")
         for kind, players in GAMES:
@@ -121,7 +122,7 @@ def main() -> None:
                   f"{statistics.median(sizes.took) * 1000:>9.1f} {sizes.decisions:>9} "
                   f"{len(sizes.sent) / sizes.decisions:>10.2f} {len(sizes.receipts):>8} "
                   f"{len(sizes.receipts) / sizes.decisions:>13.2f} "
-                  f"{statistics.median(sizes.sent + sizes.receipts) / 1024:>10.1f}K")
+                  f"{statistics.median(sizes.sent + sizes.receipts) / 1024:>10.1f}K {max(sizes.sent):>7}")
 
 
 if __name__ == "__main__":

@@ -42,6 +42,7 @@ from .services.table.service import GameService
 from .services.operations.heartbeat import FOREVER, ONCE, ONCE_EVERY, Heartbeat
 from .services.common.ledger import MailLedger, error_summary
 from .services.mail_in.mail_commands import ANSWERS_AN_HOUR, MailCommands
+from .services.mail_in.choices_mail import CHOICES
 from .services.mail_in.signup_mail import SIGNUP_CHANGED, SIGNUP_INFO
 from .services.mail_in.refusals import RefusalDigest
 from .services.mail_out.outbox_process import OutboxProcess, shareable, tell_moderator_of_failures
@@ -51,7 +52,7 @@ from .services.mail_in.screening import RATE_LIMIT, over_limit, why_ignored
 from .services.clock.timekeeper import Timekeeper
 
 # outcomes whose mail goes to the processed folder; the rest to rejected
-KEPT = ("applied", "info", "away", "talk", "settings", SIGNUP_CHANGED, SIGNUP_INFO)
+KEPT = ("applied", "info", CHOICES, "away", "talk", "settings", SIGNUP_CHANGED, SIGNUP_INFO)
 CLAIM_BATCH = 20  # mails claimed at once, then processed and moved out of the mailbox in one IMAP command
 RECONNECT_ERRORS = (IMAPClientError, OSError, socket.timeout, EOFError, DatabaseUnavailable)
 HELD_RECHECK = 5.0  # seconds: how soon a pass that left mails to another worker looks again (a dead one's

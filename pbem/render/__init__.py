@@ -19,8 +19,9 @@ _MODERATOR_BOARDS: dict[str, Callable[..., str]] = {"fifth-avenue": fifth_avenue
                                                     "manhattan": manhattan.render_moderator_board}
 
 
-def board(kind: str, view: dict[str, Any], *, players: list[str]) -> str:
-    return _BOARDS[kind](view, players=players)
+def board(kind: str, view: dict[str, Any], *, players: list[str], bids_above: bool = False) -> str:
+    """The board as text; ``bids_above``: the mail shows the auction's bids at its top (a game with auctions)."""
+    return _BOARDS[kind](view, players=players, **({"bids_above": True} if bids_above else {}))
 
 
 def moderator_board(kind: str, state: Any, *, players: list[str]) -> str:

@@ -57,10 +57,12 @@ NEUTRAL = ("#e8e8e8", "#111")  # a colour pbem does not know (never on a real bo
 # =========================================================================== entry point
 
 
-def render_board_html(kind: str, view: dict[str, Any], *, players: list[str]) -> Markup:
-    """The board of ``kind`` as an HTML fragment (styled by classes: ``render.mail`` inlines the CSS)."""
+def render_board_html(kind: str, view: dict[str, Any], *, players: list[str], bids_above: bool = False) -> Markup:
+    """The board of ``kind`` as an HTML fragment (styled by classes: ``render.mail`` inlines the CSS); with
+    ``bids_above``, an auction's bids are at the mail's top (``text.render_board``)."""
     if kind == "fifth-avenue":
-        context, template = fifth_avenue_context(view, players), "fifth_avenue/board.html.j2"
+        context = {**fifth_avenue_context(view, players), "bids_above": bids_above}
+        template = "fifth_avenue/board.html.j2"
     elif kind == "manhattan":
         context, template = manhattan_context(view, players), "manhattan/board.html.j2"
     else:

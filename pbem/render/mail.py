@@ -126,7 +126,8 @@ def render_notice(subject: str, context: dict[str, Any]) -> tuple[str, str]:
 def notice_html(subject: str, context: dict[str, Any]) -> str:
     """The HTML part of a game mail from the same context as its text part."""
     decision = context.get("decision")
-    board = render_board_html(context["kind"], context["view"], players=context["players"])
+    board = render_board_html(context["kind"], context["view"], players=context["players"],
+                              bids_above=context.get("bids_above", False))
     html = html_environment().get_template("mail/notice.html.j2").render(
         subject=subject,
         css=_STYLE_SHEET_HERE,
@@ -232,4 +233,12 @@ def html_part(subject: str, text: str) -> str:
     return tidy(_with_style_sheet(html))
 
 
-__all__ = ["html_part", "notice_html", "render_notice", "style_sheet", "tidy", "used_style_sheet"]
+def choices_html(subject: str, head: str, links: list[dict[str, str]]) -> str:
+    """The HTML part of a mail of choices (issue 44): ``head``, then ``links`` ({command, href}) to tap, as a game
+    mail shows its answers (``services.mail_out.taps``)."""
+    html = html_environment().get_template("mail/choices.html.j2").render(subject=subject, head=head, taps=links,
+                                                                          css=_STYLE_SHEET_HERE)
+    return tidy(_with_style_sheet(html))
+
+
+__all__ = ["choices_html", "html_part", "notice_html", "render_notice", "style_sheet", "tidy", "used_style_sheet"]

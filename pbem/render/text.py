@@ -38,13 +38,15 @@ TEMPLATE_DIR = shipped_folder("templates")
 # =========================================================================== entry point
 
 
-def render_board(view: dict[str, Any], *, players: list[str], hands: Mapping[int, dict] | None = None) -> str:
+def render_board(view: dict[str, Any], *, players: list[str], hands: Mapping[int, dict] | None = None,
+                 bids_above: bool = False) -> str:
     """The Fifth Avenue board as text.
 
     ``view`` is ``State.view(seat)`` (or ``State.view(None)`` for the public
     board); ``players`` are the display names by seat. The viewer's own hand is
     shown when the view carries one. ``hands`` (the moderator's board) maps
-    every seat to its hand, and then all hands are shown.
+    every seat to its hand, and then all hands are shown. ``bids_above``: the mail shows the auction's bids at
+    its top (``services.mail_out.first_screen``), and the board says so instead of listing them again.
     """
     if len(players) < view["players"]:
         raise ValueError(f"{view['players']} players in the game but {len(players)} names given")
@@ -56,6 +58,7 @@ def render_board(view: dict[str, Any], *, players: list[str], hands: Mapping[int
         "v": view,
         "names": names,
         "hands": None if hands is None else {int(seat): hand for seat, hand in hands.items()},
+        "bids_above": bids_above,
         "robot": view["players"] if view["players"] == 2 else None,
         "colors": board.plot_colors,  # the board's orders, not the view's: a view read back
         "commissioners": board.commissioners,  # from JSON has its keys sorted

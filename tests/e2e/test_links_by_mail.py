@@ -86,6 +86,63 @@ def test_links_apply_once_to_their_own_decision(dovecot, smtp_server, mail_confi
     engine.dispose()
 
 
+def test_a_more_link_mails_the_choices_and_one_of_them_answers_the_decision(dovecot, smtp_server, mail_config,
+                                                                           database_url: str) -> None:
+    """Issue 44, point 1: any answer two taps away. A decision with more legal commands than links shows a "More"
+    link for each group of the others; tapped (Gmail's shape), pbem answers at once with a mail to that player only
+    listing the group's commands as links with the decision mail's own ref line; one of them tapped (Outlook's
+    shape) applies once. Asking changes nothing and asking again gives the same list; once the decision is over,
+    the More link and the command get the stale answer."""
+    engine = make_engine(database_url)
+    clock = StoppedClock(datetime.now(timezone.utc))
+    games = GameService(engine, mail_domain="example.test", clock=clock)
+    game_id = games.create_game("fifth-avenue", PLAYERS, seed=44, secret_words=True)
+    worker = MailWorker(engine, mail_config, clock=clock)
+    worker.run_once()
+
+    def mail_in(message: EmailMessage) -> str:
+        send(smtp_server, message)
+        (outcome,) = [found for _, _, found in worker.run_once().processed]
+        return outcome
+
+    for _ in range(40):  # the first links until a mail has a More link
+        info = games.get(game_id)
+        email = PLAYERS[info.state.current_player()][1]
+        newest = [mail for mail in inbox(dovecot, email.split("@")[0]) if links(html_of(mail))][-1]
+        found = links(html_of(newest))
+        more = [label for label in found if label.startswith("More: ")]
+        if more:
+            break
+        assert mail_in(link_mail("apple", next(iter(found.values())), email)) == "applied"
+    assert more, "no decision mail with a More link"
+    legal = info.state.legal_commands()
+    token = ref_token(str(newest["Message-ID"]))
+    user = email.split("@")[0]
+    others = {p[1]: len(inbox(dovecot, p[1].split("@")[0])) for p in PLAYERS if p[1] != email}
+    moves = info.state.moves
+    lists = []
+    for _ in range(2):  # asked twice: the same list, nothing moves
+        had = len(inbox(dovecot, user))
+        assert mail_in(link_mail("gmail", found[more[0]], email)) == "choices"
+        assert games.get(game_id).state.moves == moves
+        (answer,) = inbox(dovecot, user)[had:]
+        choices = links(html_of(answer))
+        assert choices and set(choices) <= set(legal) and not set(choices) <= set(found)
+        assert all(read_mailto(url)[1]["body"] == f"{command}\r\nref {token}" for command, url in choices.items())
+        assert all(command in text_of(answer) for command in choices)  # typed from the text part too
+        lists.append(list(choices))
+    assert lists[0] == lists[1]
+    assert {p: len(inbox(dovecot, p.split("@")[0])) for p in others} == others  # to the asking seat only
+    wanted = next(command for command in choices if command not in found)
+    assert mail_in(link_mail("outlook", choices[wanted], email)) == "applied"
+    assert games.get(game_id).state.moves == moves + 1 and games.history(game_id)[-1].text == wanted
+    assert mail_in(link_mail("apple", choices[wanted], email)) == "stale"
+    assert mail_in(link_mail("gmail", found[more[0]], email)) == "stale"
+    assert "which is over" in text_of(inbox(dovecot, user)[-1])
+    assert games.get(game_id).state.moves == moves + 1
+    engine.dispose()
+
+
 _TAPS = """
 return [...document.querySelectorAll('.taps a')].map(a => {
   const r = a.getBoundingClientRect();
@@ -96,13 +153,14 @@ return [...document.querySelectorAll('.taps a')].map(a => {
 
 def test_a_whole_game_answered_only_by_links_on_a_phone(dovecot, smtp_server, mail_config, sqlite_url: str,
                                                          browser) -> None:
-    """Issue 44, point 6: Ann plays a whole Fifth Avenue game against two robots by tapping links only. Each
-    decision mail of hers is opened in Chromium at 390 px; she taps the link of the command she wants when there
-    is one (as the bench's players choose: by kind of command), else the first link of that kind, else the first;
-    the mail her client sends (Gmail's, Apple Mail's, Outlook's shape in turn) goes through Dovecot to the real
-    worker. Two taps a decision (the link, then Send); printed: the decisions, and those where the command she
-    wanted had no link (she would have typed it)."""
+    """Issue 44, points 1 and 6: Ann plays a whole Fifth Avenue game against two robots by tapping links only.
+    Each decision mail of hers is opened in Chromium at 390 px; she wants a command as the bench's players choose
+    (by kind of command) and taps its link when the mail has one, else the More link of its group, whose mail of
+    choices (opened in Chromium too) has it; the mails her client sends (Gmail's, Apple Mail's, Outlook's shape in
+    turn) go through Dovecot to the real worker. Every command she wanted is one or two links away, none typed;
+    printed: the decisions answered with one link, with two."""
     from pbem.games.rng import Rng
+    from pbem.services.mail_out.taps import choices
     from pbem.services.offline.simulate import choose
     from pbem_testing.browser import PHONE_WIDTH, mail_html
 
@@ -115,7 +173,7 @@ def test_a_whole_game_answered_only_by_links_on_a_phone(dovecot, smtp_server, ma
     worker = MailWorker(engine, mail_config, clock=clock)
     worker.run_once()
     rng = Rng(6)
-    decisions, typed, kinds = 0, [], {}
+    decisions, kinds, two = 0, {}, []
     while True:
         for _ in range(20):  # the robots play in the worker's passes
             info = games.get(game_id)
@@ -134,16 +192,26 @@ def test_a_whole_game_answered_only_by_links_on_a_phone(dovecot, smtp_server, ma
         wanted = str(choose(info.state.legal_actions(), rng, "by-kind"))
         kind = wanted.split()[0]
         kinds[kind] = kinds.get(kind, 0) + 1
-        if wanted not in shown:
-            typed.append(wanted)
-        command = wanted if wanted in shown else next((c for c in shown if c.split()[0] == kind), next(iter(shown)))
         before = info.state.moves
-        send(smtp_server, link_mail(LINK_SHAPES[decisions % 3], shown[command], ann[1]))
+        if wanted not in shown:  # the More link of its group, then the command in the mail of choices
+            legal = info.state.legal_commands()
+            more = next(url for text, url in shown.items() if text.startswith("More: ")
+                        and wanted in choices(legal, read_mailto(url)[1]["body"].split("\r\n")[0]).commands)
+            had = len(inbox(dovecot, "ann"))
+            send(smtp_server, link_mail(LINK_SHAPES[decisions % 3], more, ann[1]))
+            assert [found for _, _, found in worker.run_once().processed] == ["choices"]
+            (listed,) = inbox(dovecot, "ann")[had:]
+            taps = browser.open(mail_html(listed), width=PHONE_WIDTH).js(_TAPS)
+            assert taps and all(t["height"] >= 44 and t["right"] <= PHONE_WIDTH for t in taps), taps
+            shown = {t["text"]: t["href"] for t in taps}
+            two.append(wanted)
+        send(smtp_server, link_mail(LINK_SHAPES[decisions % 3], shown[wanted], ann[1]))
         outcomes = [found for _, _, found in worker.run_once().processed]
-        assert outcomes == ["applied"], (command, outcomes)
+        assert outcomes == ["applied"], (wanted, outcomes)
         assert games.get(game_id).state.moves > before
         decisions += 1
-    print(f"Ann's decisions by links: {decisions} at 2 taps each; the command wanted had no link in {len(typed)} "
-          f"({', '.join(sorted(set(w.split()[0] for w in typed)))}); by kind {kinds}")
+    print(f"Ann's decisions by links: {decisions}, {decisions - len(two)} with one link (then Send), {len(two)} with "
+          f"two (a More link, then the command in the mail of choices: "
+          f"{', '.join(sorted(set(w.split()[0] for w in two)))}), none typed; by kind {kinds}")
     assert decisions >= 20
     engine.dispose()

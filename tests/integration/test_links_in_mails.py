@@ -1,8 +1,9 @@
 """Issue 44, point 1: over complete games of both games, every mail that asks a decision has the likely answers
 as links under its first screen, and no other mail has any. Every link is a command its reader may send now
 (the engine takes it), with the ``ref`` line of its own mail and nothing of another player's; every legal command
-when there are at most 12, else eight (for a bid: pass, the least raise and standing bids) and a line that
-counts the others; the text part says in one line that the HTML part has them."""
+when there are at most 12, else four (for a bid: pass, the least raise and standing bids), a More link for
+every group of the others (each group's line gives back every command not shown) and a line that counts them;
+the text part says in one line that the HTML part has them."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pbem.games.errors import CommandError
 from pbem.games.fifth_avenue import bid_reach
 from pbem.games.rng import Rng
 from pbem.mail.mailto import ADDRESS_HERE, ref_token
-from pbem.services.mail_out.taps import CHOSEN, MOST
+from pbem.services.mail_out.taps import CHOSEN, MOST, choices
 from pbem.services.offline.simulate import choose
 from pbem.store.models import OutboxMail
 from pbem_testing.link_shapes import links, read_mailto
@@ -29,7 +30,7 @@ def _total(command: str) -> int:
 
 
 def others(count: int) -> str:
-    return f"<p>Tap one, then Send (or Reply with one of {count} more, below):</p>"
+    return f"<p>Tap one, then Send (a More link mails you the other {count} to tap):</p>"
 
 
 def check_links(mail: OutboxMail, state, seat: int, secrets: dict[int, str], tag: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
@@ -38,17 +39,28 @@ def check_links(mail: OutboxMail, state, seat: int, secrets: dict[int, str], tag
     assert found and LINE in mail.text_body.splitlines()
     html = mail.html_body
     assert html.index('class="decision"') < html.index('class="taps"') < html.index("<h3")  # under the first screen
+    more: set[str] = set()
     for command, url in found.items():
         to, fields = read_mailto(url)
         assert to == ADDRESS_HERE and fields["subject"] == tag
-        assert fields["body"] == f"{command}\r\nref {ref_token(mail.message_id)}"
         assert not any(word and word in url for s, word in secrets.items())
+        line, ref = fields["body"].split("\r\n")
+        assert ref == f"ref {ref_token(mail.message_id)}"
+        if command.startswith("More: "):
+            group = choices(legal, line)
+            assert group is not None and line.startswith("choices ")
+            more |= set(group.commands)
+            continue
+        assert line == command
         try:
             state.clone().parse(seat, command)
         except CommandError as exc:  # pragma: no cover - the assertion says which
             raise AssertionError(f"link {command!r} is refused: {exc}") from exc
+    found = {command: url for command, url in found.items() if not command.startswith("More: ")}
+    assert set(legal) - set(found) <= more  # every other legal command a More link away
     bids = [c for c in legal if c.split()[0] == "bid"]
     if len(legal) <= MOST:
+        assert not more
         assert list(found) == legal
         assert "<p>Tap one, then Send:</p>" in html
     elif bids and "pass" in legal:
@@ -59,7 +71,7 @@ def check_links(mail: OutboxMail, state, seat: int, secrets: dict[int, str], tag
     else:
         assert len(found) == CHOSEN and set(found) <= set(legal)
         kinds = {c.split()[0] for c in legal}
-        assert {c.split()[0] for c in found} == kinds  # every kind of command has a link
+        assert len({c.split()[0] for c in found}) == min(len(kinds), CHOSEN)  # each kind of command in turn
         assert others(len(legal) - CHOSEN) in html
     return found
 

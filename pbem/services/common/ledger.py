@@ -176,6 +176,7 @@ class MailLedger:
     def queue_mail(
         self, to: str | None, subject: str, body: str, *, game_id: int | None = None, in_reply_to: str | None = None,
         thread: str | None = None, inbound: InboundMail | None = None, also: Iterable[OutboxMail] = (),
+        html: str | None = None,
     ) -> str | None:
         """Queue one mail (a reply to a player), and record the inbound mail it answers, in one transaction;
         ``also``, more mails that belong to the same transaction (a word to the moderator).
@@ -192,6 +193,8 @@ class MailLedger:
             to = None
         mail = self.reply_mail(to, subject, body, game_id=game_id, in_reply_to=in_reply_to, thread=thread) \
             if to is not None else None
+        if mail is not None:
+            mail.html_body = html
         with UnitOfWork(self.engine, write=True) as uow:
             if mail is not None:
                 uow.session.add(mail)

@@ -16,6 +16,7 @@ from ...mail.pasted import SentText
 from ...mail.text import TALK_WORDS, MailText, end_lines, extract_text, next_end
 from ..mail_out.delivery import checked_mode as delivery_mode
 from ..mail_out.delivery import checked_pictures
+from ..mail_out.taps import CHOICES_WORD
 from .report import SUBJECT
 
 INFO_WORDS = ("help", "board", "hand", "legal", "history")
@@ -109,6 +110,7 @@ class SortedLines:
     away: list[str] = field(default_factory=list)
     settings: list[str] = field(default_factory=list)
     talks: list[tuple[str, str]] = field(default_factory=list)  # (say or moderator, the text)
+    choices: list[str] = field(default_factory=list)  # 'choices <words>': a list of commands asked (issue 44)
 
 
 def sort_lines(lines: list[str], vocabulary: Vocabulary, most: int | None = None) -> SortedLines:
@@ -128,6 +130,8 @@ def sort_lines(lines: list[str], vocabulary: Vocabulary, most: int | None = None
         elif first in INFO_WORDS and len(split) == 1:
             if first not in found.asked:  # answered once, however often it is asked: no reply grows with the mail
                 found.asked.append(first)
+        elif first == CHOICES_WORD:
+            found.choices.append(" ".join(split))
         elif first == "away":
             found.away.append(line)
         elif first in SETTINGS and len(split) == 2:

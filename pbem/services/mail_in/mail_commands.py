@@ -29,6 +29,7 @@ from ..table.service import GameService
 from ..table.signup import Signup
 from ..table.table_talk import TableTalk, TalkPlan, first_line
 from .applying import MailApplier
+from .choices_mail import CHOICES, Choices
 from .finding import GameFinder, answered_ids
 from .lines import game_lines, sort_lines, split_secret_lines, subject_commands, without_our_text
 from .refusals import REFUSED
@@ -57,6 +58,7 @@ class MailCommands:
         self.replies = Replies(games, moderator=self.moderator)
         self.finder = GameFinder(games, self.ledger, self.replies)
         self.applier = MailApplier(games, self.ledger, self.talk, self.replies, moderator=self.moderator)
+        self.choices = Choices(games, self.ledger)
         self.signup = SignupMail(Signup(games, signup, moderator=self.moderator), self.ledger)
         self._inbound: InboundMail | None = None
         self._over_limit = ""
@@ -110,7 +112,7 @@ class MailCommands:
             self.ledger.queue_mail(report.reply_to if wants_reply else None, report.reply_subject or "",
                                   report.reply_body or "", game_id=report.game_id,
                                   in_reply_to=report.message_id or None, thread=report.thread or None,
-                                  inbound=None if report.changed else inbound)
+                                  inbound=None if report.changed else inbound, html=report.reply_html)
         return report
 
     def _stranger(self, report: MailReport) -> bool:
@@ -218,13 +220,13 @@ class MailCommands:
             # The mail's only lines: 'Yes.', 'Agreed', 'Confused!' were meant for somebody, so the answer shows
             # them with how to reach the players or the moderator, instead of passing them over (issue 41).
             found = replace(found, ignored=found.courtesy, courtesy=[])
-        readings, asked, ignored, away, settings, talks = (found.readings, found.asked, found.ignored, found.away,
-                                                           found.settings, found.talks)
+        readings, asked, ignored, away, settings, talks, choices = (
+            found.readings, found.asked, found.ignored, found.away, found.settings, found.talks, found.choices)
         if self._over_limit:
             # Over the hourly limit of mails that change nothing: only a move is read (a limit never keeps a
             # player from their turn); talk, settings and questions wait for the next hour.
-            asked, away, settings, talks = [], [], [], []
-        if not (readings or away or asked or talks or settings):
+            asked, away, settings, talks, choices = [], [], [], [], []
+        if not (readings or away or asked or talks or settings or choices):
             readings = subject_commands(report.subject, vocabulary, [subject for subject, _ in sent])
         commands = [command for reading in readings for command in reading.commands]
         if len(commands) + len(away) > MAX_COMMANDS:
@@ -255,6 +257,8 @@ class MailCommands:
             report.outcome = "settings"
         elif talks or report.lines:
             report.outcome = "rejected"  # its talk or settings were refused, and nothing else was asked
+        elif choices:
+            report.outcome = "info"  # CHOICES once a list is sent (services.mail_in.choices_mail), stale if over
         elif not asked:
             report.outcome = "no-commands"
         else:
@@ -279,6 +283,13 @@ class MailCommands:
         for word in asked:
             report.lines.append(LineReport(word, "answered"))
             answers += ["", *self.replies.answer(word, info, report)]
+        if choices and report.outcome == "info":
+            chosen = self.choices.answer(report, info, choices, answered_ids(msg, report))
+            answers += ["", *chosen.text]
+            report.reply_html = chosen.html
+        elif choices:  # with moves, talk or settings: the list would be of a decision the mail itself may end
+            report.lines += [LineReport(line, "not done", "not answered: a list of choices is sent for a mail "
+                                        "with no other lines") for line in choices]
         for line in ignored:
             report.lines.append(LineReport(line, "ignored", "not a command"))
         for line in found.courtesy:  # in the report (pbem mail explain), not in the reply

@@ -38,7 +38,8 @@ class MailReport:
     subject: str
     text: MailText
     outcome: str = ""  # applied, rejected, stale, info, no-commands, unknown-game, not-a-player, impersonation,
-    # no-secret, wrong-secret, inactive, oversized, no-sender; signup, signup-info, signup-refused (signup_mail)
+    # no-secret, wrong-secret, inactive, oversized, no-sender; choices (a list of commands sent: choices_mail);
+    # signup, signup-info, signup-refused (signup_mail)
     game_id: int | None = None
     matched_by: str = ""  # game line, subject, reply to our mail, only active game
     seat: int | None = None
@@ -51,6 +52,7 @@ class MailReport:
     reply_to: str | None = None
     reply_subject: str | None = None
     reply_body: str | None = None
+    reply_html: str | None = None  # an HTML part of the reply: a mail of choices' links (services.mail_in.choices_mail)
     not_answered: str = ""  # why the mail gets no reply of its own (a stranger's second mail today, ...)
     thread: str = ""  # the game's thread root: the reply's References start with it
     seat_email: str = ""  # a mail refused for want of proof: the seat it spoke for, told in a digest

@@ -24,6 +24,7 @@ INFO_HELP = (
     ("board", "the board as you see it, with your hand"),
     ("hand", "your cards"),
     ("legal", "every command you may send now"),
+    ("choices", "'choices WORDS': the commands you may send now that begin with WORDS, as links to tap"),
     ("history", "the last commands played"),
     ("help", "this help"),
 )
