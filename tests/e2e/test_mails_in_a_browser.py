@@ -444,7 +444,8 @@ TAP_PX = 44  # the least height of a target for a thumb (issue 44, point 4)
 
 def tap_problems(chosen: Chosen, page: Page, where: str) -> list[str]:
     """A mail that asks a decision has its answers as links, each a target at least TAP_PX tall within the
-    viewport's width with its command written on it (the first line of the body it opens); no other mail has any."""
+    viewport's width with its command written on it (the first line of the body it opens; a More link, the words
+    of its group); no other mail has any."""
     taps = page.js(_TAPS)
     if chosen.mail.decision is None:
         return [f"{where}: links to tap in a mail that asks nothing: {taps}"] if taps else []
@@ -453,7 +454,11 @@ def tap_problems(chosen: Chosen, page: Page, where: str) -> list[str]:
     problems = []
     for tap in taps:
         command = read_mailto(tap["href"])[1]["body"].split("\r\n")[0]
-        if tap["text"] != command:
+        written = tap["text"]
+        if written.startswith("More: "):  # a group's link asks for its mail of choices (issue 44, point 1)
+            words, _, part = written[len("More: "):].partition(" \u2026")
+            written = f"choices {words}" + (f" #{part.split()[0].lstrip('(')}" if part.strip() else "")
+        if written != command:
             problems.append(f"{where}: the link {tap['text']!r} opens the command {command!r}")
         if tap["height"] < TAP_PX or tap["left"] < 0 or tap["right"] > page.viewport_width:
             problems.append(f"{where}: the link {tap['text']!r} is {tap['height']:.0f} px tall (at least {TAP_PX}) "
