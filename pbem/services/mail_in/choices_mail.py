@@ -77,7 +77,8 @@ class Choices:
         return list_mail(game_subject(info), yours(report, info, report.open_now), number, group, links)
 
     def _token(self, info: GameInfo, number: int, linked: list[str]) -> str:
-        """The token of the mail of ours that asked this decision and that the mail answers ("" for none)."""
+        """The token of the mail of ours that asked this decision and that the mail answers ("" for none): a
+        link's ``ref`` line comes first in ``linked``, then a Reply's parent; a query each, so only the first few."""
         for message_id in linked[:3]:
             asked = self.ledger.asked_in_reply([message_id])
             if asked is not None and asked.game_id == info.id and asked.number == number and ref_token(message_id):
