@@ -414,9 +414,6 @@ class Watcher(SQLModel, table=True):
     told_seq: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     # When its next mail is due (the day after its last): the timekeeper finds the watchers' mails due by it.
     due_at: Optional[datetime] = _when(nullable=True, index=True)
-    # When the game's players were told that this address watches (None: not yet). They hear of new watchers at
-    # most once a day, all of them in one mail (before issue 47; now a "watch" event tells the players).
-    announced_at: Optional[datetime] = _when(nullable=True)
 
 
 # --------------------------------------------------------------------------- limits, enforced

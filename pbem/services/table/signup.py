@@ -209,7 +209,7 @@ class Signup(SignupChecks):
         self._watchable(s, email, game_id, line)
         now = self.games.clock()
         seq = self.games.last_seq(s, game_id)
-        s.add(Watcher(game_id=game_id, email=email, since=now, told_seq=seq, due_at=now + DAY, announced_at=now))
+        s.add(Watcher(game_id=game_id, email=email, since=now, told_seq=seq, due_at=now + DAY))
         # The players hear of it in their next game mail, by the name the watcher chose (issue 47): an event for
         # every seat (not for watchers, not a step of the archive's public page), never a mail of its own.
         # An address is told of once a game: watching, stopping and watching again fills no mail (the event's
