@@ -27,14 +27,17 @@ def games(db_engine) -> GameService:
 
 
 def decision_mail(games: GameService, email: str) -> OutboxMail:
+    """The last game mail that asked ``email`` a decision (a list of choices records its decision too, but it is
+    a reply: it has no X-Pbem-Decision header)."""
     with Session(games.engine) as s:
-        return s.exec(select(OutboxMail).where(OutboxMail.recipient == email, OutboxMail.decision.is_not(None))
-                      .order_by(OutboxMail.id.desc())).first()
+        return next(m for m in s.exec(select(OutboxMail).where(OutboxMail.recipient == email)
+                                      .order_by(OutboxMail.id.desc())).all() if "X-Pbem-Decision" in m.headers)
 
 
 def replies(games: GameService) -> list[OutboxMail]:
     with Session(games.engine) as s:
-        return list(s.exec(select(OutboxMail).where(OutboxMail.decision.is_(None)).order_by(OutboxMail.id)).all())
+        return [m for m in s.exec(select(OutboxMail).order_by(OutboxMail.id)).all()
+                if "X-Pbem-Decision" not in m.headers]
 
 
 def test_a_typed_choices_line_lists_the_commands_as_links_of_the_decision(games: GameService) -> None:
@@ -71,3 +74,30 @@ def test_lists_of_choices_are_answered_at_most_ten_times_an_hour(games: GameServ
     last = replies(games)[-1]
     assert f"more than {CHOICES_AN_HOUR} lists of choices within an hour" in " ".join(last.text_body.split())
     assert last.html_body is None
+
+
+def test_a_reply_to_a_list_of_choices_answers_its_decision_and_never_a_later_one(games: GameService) -> None:
+    """Issue 44, point 2: a typed Reply to a mail of choices (no ref line; its In-Reply-To names the list) is tied
+    to the decision the list was sent for, as a Reply to the decision mail is: applied while it is open, refused
+    as stale once it is over, never applied to the decision open then."""
+    processor = MailCommands(games)
+    asked = decision_mail(games, ANN)
+    processor.handle(mail("choices place", in_reply_to=asked.message_id))
+    listed = replies(games)[-1]
+    assert (listed.decision, listed.decision_key, listed.decision_words) == (
+        asked.decision, asked.decision_key, asked.decision_words)
+    first, second = list(links(listed.html_body))[:2]
+
+    report = processor.handle(mail(first, in_reply_to=listed.message_id))
+    assert report.outcome == "applied" and report.decision == asked.decision
+    assert report.answered == asked.decision_words  # not "applied to the one open" with a note
+
+    # Ann's decision is over (Cy places now); her second Reply to the same list changes nothing.
+    before = game_rows(games.engine)
+    report = processor.handle(mail(second, in_reply_to=listed.message_id))
+    assert report.outcome == "stale" and game_rows(games.engine) == before
+    assert report.decision == asked.decision and report.current_decision == asked.decision + 1
+    text = " ".join(report.reply_body.split())
+    assert (f"Your mail answered your starting skyscraper (decision {asked.decision}), which is over: the game "
+            f"now waits for Cy's starting skyscraper (decision {asked.decision + 1})") in text
+    assert "Nothing of your mail was applied" in text

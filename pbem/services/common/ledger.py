@@ -176,10 +176,12 @@ class MailLedger:
     def queue_mail(
         self, to: str | None, subject: str, body: str, *, game_id: int | None = None, in_reply_to: str | None = None,
         thread: str | None = None, inbound: InboundMail | None = None, also: Iterable[OutboxMail] = (),
-        html: str | None = None,
+        html: str | None = None, asked: AskedDecision | None = None,
     ) -> str | None:
         """Queue one mail (a reply to a player), and record the inbound mail it answers, in one transaction;
-        ``also``, more mails that belong to the same transaction (a word to the moderator).
+        ``also``, more mails that belong to the same transaction (a word to the moderator). ``asked``: the
+        decision the mail asks for (a list of choices), stored as a game mail stores its own, so that a Reply to
+        it answers that decision only.
 
         ``thread`` (the game's thread root) heads References, so a reply stays in the game's thread in clients
         that thread by References. ``in_reply_to`` goes into the reply's headers only when it is a valid
@@ -195,6 +197,8 @@ class MailLedger:
             if to is not None else None
         if mail is not None:
             mail.html_body = html
+            if asked is not None:
+                mail.decision, mail.decision_key, mail.decision_words = asked.number, asked.key, asked.words
         with UnitOfWork(self.engine, write=True) as uow:
             if mail is not None:
                 uow.session.add(mail)

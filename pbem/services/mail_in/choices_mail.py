@@ -2,11 +2,12 @@
 legal command of that group (``services.mail_out.taps.choices``) as a link that answers the decision asked.
 
 A game mail's "More" link opens such a line with the ``ref`` line of the decision mail; the answer's links carry
-that same ``ref`` line, so the second tap (and Send) answers exactly that decision and proves the seat as any
-link does. Typed, the line works too: the text part lists the commands. Asking changes nothing in the game; it
-is answered only while the decision it names is open and is the asker's own (else the plain answer a stale
-reply gets), at most ``limits.CHOICES_AN_HOUR`` times an hour to an address and for one line a mail (the rest
-are listed as not answered), and it holds only the reader's own commands.
+that same ``ref`` line, so the second tap (and Send) answers exactly that decision and proves the seat as any link
+does. The mail records that decision as a decision mail does, so a typed Reply to it answers that decision too,
+never a later one (issue 44, point 2). Typed, the line works too: the text part lists the commands. Asking changes
+nothing in the game; it is answered only while the decision it names is open and is the asker's own (else the plain
+answer a stale reply gets), at most ``limits.CHOICES_AN_HOUR`` times an hour to an address and for one line a mail
+(the rest are listed as not answered), and it holds only the reader's own commands.
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
+from ...games import get_game
 from ...limits import CHOICES_AN_HOUR
 from ...mail.mailto import ref_token
 from ...render.mail import choices_html
 from ...words import plural
 from ..common.game_info import GameInfo
-from ..common.ledger import MailLedger
-from ..mail_out.notices import game_subject, subject_tag
+from ..common.ledger import AskedDecision, MailLedger
+from ..mail_out.notices import game_subject, subject_tag, with_names
 from ..mail_out.taps import Group, choice_links, choices, groups
 from ..table.service import GameService
 from .report import LineReport, MailReport
@@ -33,6 +35,9 @@ CHOICES = "choices"  # the outcome of a mail answered with a mail of choices (co
 class ChoicesAnswer:
     text: list[str]
     html: str | None = None  # the HTML part with the links, when there is a list
+    # The decision the list is for, stored with the mail as a decision mail stores its own: a typed Reply to the
+    # list then answers that decision only, never a later one (issue 44, point 2).
+    asked: AskedDecision | None = None
 
 
 class Choices:
@@ -74,7 +79,10 @@ class Choices:
         links = choice_links(group, subject_tag(info), number, token, secret)
         report.lines.append(LineReport(line, "answered"))
         report.outcome = CHOICES
-        return list_mail(game_subject(info), yours(report, info, report.open_now), number, group, links)
+        answer = list_mail(game_subject(info), yours(report, info, report.open_now), number, group, links)
+        key, words = get_game(info.kind).decision_context(state)  # as services.mail_out.notices records it
+        answer.asked = AskedDecision(info.id, number, key[:120], with_names(info, words)[:255])
+        return answer
 
     def _token(self, info: GameInfo, number: int, linked: list[str]) -> str:
         """The token of the mail of ours that asked this decision and that the mail answers ("" for none): a
@@ -99,8 +107,8 @@ def list_mail(subject: str, decision: str, number: int, group: Group, links: lis
     head = (f"Your choices for {decision} (decision {number}): {plural(len(links), 'command')}"
             + (f" beginning '{what}'" if what else "") + f"{part}.")
     text = [wrap(head), "", *(f"  {command}" for command in group.commands), "",
-            wrap("Tap one in the HTML part of this mail, then Send: it answers that decision. Or reply to the "
-                 "mail that asked you with the command.")]
+            wrap("Tap one in the HTML part of this mail, then Send: it answers that decision. Or reply to this "
+                 "mail, or to the mail that asked you, with the command.")]
     if group.parts > 1:
         text.append(wrap(f"The other parts: 'choices {what} #N', N from 1 to {group.parts}."))
     return ChoicesAnswer(text, choices_html(subject, head, links))

@@ -112,7 +112,8 @@ class MailCommands:
             self.ledger.queue_mail(report.reply_to if wants_reply else None, report.reply_subject or "",
                                   report.reply_body or "", game_id=report.game_id,
                                   in_reply_to=report.message_id or None, thread=report.thread or None,
-                                  inbound=None if report.changed else inbound, html=report.reply_html)
+                                  inbound=None if report.changed else inbound, html=report.reply_html,
+                                  asked=report.reply_asked)
         return report
 
     def _stranger(self, report: MailReport) -> bool:
@@ -286,7 +287,7 @@ class MailCommands:
         if choices and report.outcome == "info":
             chosen = self.choices.answer(report, info, choices, answered_ids(msg, report))
             answers += ["", *chosen.text]
-            report.reply_html = chosen.html
+            report.reply_html, report.reply_asked = chosen.html, chosen.asked
         elif choices:  # with moves, talk or settings: the list would be of a decision the mail itself may end
             report.lines += [LineReport(line, "not done", "not answered: a list of choices is sent for a mail "
                                         "with no other lines") for line in choices]

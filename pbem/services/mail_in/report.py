@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ...mail.text import MailText
+from ..common.ledger import AskedDecision
 
 SUBJECT = "the subject"  # where a command was read when the body had none
 
@@ -53,6 +54,7 @@ class MailReport:
     reply_subject: str | None = None
     reply_body: str | None = None
     reply_html: str | None = None  # an HTML part of the reply: a mail of choices' links (services.mail_in.choices_mail)
+    reply_asked: AskedDecision | None = None  # the decision the reply is a list of choices for, stored with it
     not_answered: str = ""  # why the mail gets no reply of its own (a stranger's second mail today, ...)
     thread: str = ""  # the game's thread root: the reply's References start with it
     seat_email: str = ""  # a mail refused for want of proof: the seat it spoke for, told in a digest
