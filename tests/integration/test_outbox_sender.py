@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
+from email import message_from_bytes
 
 from sqlmodel import Session, select
 
@@ -165,6 +166,23 @@ def test_each_part_goes_in_its_smallest_transfer_encoding() -> None:
     assert text["Content-Transfer-Encoding"] == "7bit"
     assert html["Content-Transfer-Encoding"] == "quoted-printable"
     assert html.get_payload(decode=True).decode() == mail.html_body
+
+
+def test_a_mail_is_built_with_boundaries_of_its_own_that_no_part_holds() -> None:
+    """Issue 45, point 8: each multipart of a mail gets a random boundary when it is built (the email package's
+    own, chosen when the mail is flattened, is searched for in the whole mail, a tenth of the flattening), one
+    that no part holds, and the mail reads back whole."""
+    mail = OutboxMail(game_id=1, recipient="zoe@example.test", subject="[Fifth Avenue #1] your turn",
+                      text_body="--==\nAnn placed a 5\n", html_body="<p>--==Ann placed a 5</p>\n", headers={},
+                      picture=None)
+    built = build_message(mail, "game@example.test")
+    other = build_message(mail, "game@example.test")
+    assert built.get_boundary() and other.get_boundary() and built.get_boundary() != other.get_boundary()
+    flat = built.as_bytes()
+    assert all(built.get_boundary().encode() not in part.as_bytes() for part in built.get_payload())
+    again = message_from_bytes(flat)
+    assert [part.get_payload(decode=True) for part in again.get_payload()] == [
+        b"--==\nAnn placed a 5\n", b"<p>--==Ann placed a 5</p>\n"]
 
 
 def test_a_claim_is_flushed_on_an_engine_whose_commits_are_not(db_engine) -> None:

@@ -45,6 +45,25 @@ def test_a_mails_values_are_cut_to_their_columns(db_engine) -> None:
         assert len(s.get(OutboxMail, mail.id).last_error) == limit_of(OutboxMail.last_error)
 
 
+def test_json_values_lose_their_nul_characters_and_values_that_fit_are_kept_as_they_are(db_engine) -> None:
+    """Issue 45, point 8: a row's values are checked without being copied (every row a mail writes passes), and
+    still cut: a NUL anywhere in a JSON value, a key or a list's item, is taken out; what fits is the same object."""
+    headers = {"X-A\x00": "b\x00", "X-List": ["c\x00", {"d": "e\x00"}]}
+    fits = {"From-Name": "Fifth Avenue #1 (pbem)", "X-List": ["a", 1, None]}
+    mails = [OutboxMail(recipient="ann@example.test", subject="s", headers=headers, text_body="t", html_body="", message_id="<a@x>",
+                        next_attempt_at=utcnow(), created_at=utcnow()),
+             OutboxMail(recipient="bob@example.test", subject="s", headers=fits, text_body="t", html_body="", message_id="<b@x>",
+                        next_attempt_at=utcnow(), created_at=utcnow())]
+    with Session(db_engine) as s:
+        s.add_all(mails)
+        s.flush()
+        assert mails[1].headers is fits and mails[1].subject == "s"
+        s.commit()
+    with Session(db_engine) as s:
+        stored = {m.recipient: m.headers for m in s.exec(select(OutboxMail)).all()}
+    assert stored == {"ann@example.test": {"X-A": "b", "X-List": ["c", {"d": "e"}]}, "bob@example.test": fits}
+
+
 def test_a_refused_statement_is_not_a_failed_database(db_engine) -> None:
     MailLedger(db_engine).queue_mail("ann@example.test", "a", "b")
     with pytest.raises(sa.exc.IntegrityError) as refused, db_engine.begin() as connection:

@@ -134,12 +134,15 @@ def day_start(day: date) -> datetime:
     return datetime.combine(day, time(0, 0), tzinfo=timezone.utc)
 
 
+# Built once: every decision asked runs it (bench/mail.py).
+_PENDING_ABSENCES = select(Absence).where(Absence.email == bindparam("email"), Absence.ends_at > bindparam("now")) \
+    .order_by(Absence.starts_at)
+
+
 def absence_shift(s: Session, email: str, due: datetime, now: datetime) -> tuple[timedelta, str]:
     """How far a deadline of ``email`` moves for the absences it falls in, and why (in words)."""
     shift, why = timedelta(0), []
-    absences = s.exec(select(Absence).where(Absence.email == email, Absence.ends_at > now)
-                      .order_by(Absence.starts_at)).all()
-    for absence in absences:
+    for absence in s.exec(_PENDING_ABSENCES, params={"email": email, "now": now}).all():  # type: ignore[call-overload]
         starts, ends = aware(absence.starts_at), aware(absence.ends_at)
         if starts <= due + shift < ends:
             shift += ends - starts
@@ -148,8 +151,7 @@ def absence_shift(s: Session, email: str, due: datetime, now: datetime) -> tuple
 
 
 def pending_absences(s: Session, email: str, now: datetime) -> list[Absence]:
-    return list(s.exec(select(Absence).where(Absence.email == email, Absence.ends_at > now)
-                       .order_by(Absence.starts_at)).all())
+    return list(s.exec(_PENDING_ABSENCES, params={"email": email, "now": now}).all())  # type: ignore[call-overload]
 
 
 def check_absence(first: date, last: date, today: date, pending: int) -> None:

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable, Iterable
 
-from sqlalchemy import Engine, func, literal_column, or_
+from functools import lru_cache
+
+from sqlalchemy import Engine, bindparam, func, literal_column, or_
 from sqlmodel import Session, select
 
 from ...mail.message import is_address, is_message_id, new_message_id
@@ -54,6 +56,34 @@ def strangers_mailed(s: Session, since: datetime) -> int:
         literal_column(STRANGER_ROW), InboundMail.received_at >= since)).one()
 
 
+# The statements a mail runs, built once and run as Core statements (a reading unit holds no objects to flush):
+# building one, and the ORM's handling of it, cost more than running it (bench/mail.py).
+_OUTCOME = select(InboundMail.outcome).where(InboundMail.message_id == bindparam("key"))
+_ASKED = select(OutboxMail.decision_key, OutboxMail.decision_words).where(
+    OutboxMail.game_id == bindparam("game_id"), OutboxMail.decision == bindparam("number")) \
+    .order_by(OutboxMail.id.desc()).limit(1)  # type: ignore[union-attr]
+
+_SENT_AS = select(OutboxMail.subject, OutboxMail.text_body).where(
+    OutboxMail.message_id.in_(bindparam("ids", expanding=True)))  # type: ignore[union-attr]
+_SENT_TO = select(OutboxMail.subject, OutboxMail.text_body).where(
+    or_(OutboxMail.game_id == bindparam("game_id"), OutboxMail.game_id.is_(None)),  # type: ignore[union-attr]
+    OutboxMail.recipient == bindparam("recipient")).order_by(OutboxMail.id.desc()).limit(bindparam("limit"))  # type: ignore[union-attr]
+
+
+@lru_cache(maxsize=None)
+def _count(outcomes: bool, excluding: bool, answered: bool):  # type: ignore[no-untyped-def]
+    """MailLedger.count's statement, of each of its eight shapes."""
+    query = select(func.count()).select_from(InboundMail).where(
+        InboundMail.sender == bindparam("sender"), InboundMail.received_at >= bindparam("since"))
+    if outcomes:
+        query = query.where(InboundMail.outcome.in_(bindparam("outcomes", expanding=True)))
+    if excluding:
+        query = query.where(InboundMail.outcome.not_in(bindparam("excluding", expanding=True)))
+    if answered:
+        query = query.where(InboundMail.reason.not_like(f"{NOT_ANSWERED}%"))
+    return query
+
+
 class MailLedger:
     def __init__(self, engine: Engine, *, clock: Callable[[], datetime] = utcnow,
                  mail_domain: str = "pbem.invalid") -> None:
@@ -70,22 +100,15 @@ class MailLedger:
     def outcome(self, key: str) -> str | None:
         """What became of the mail recorded under ``key`` (applied, rejected, ignored, ...); None if never seen."""
         with UnitOfWork(self.engine) as uow:
-            return uow.session.exec(select(InboundMail.outcome).where(InboundMail.message_id == key)).first()
+            return uow.session.connection().execute(_OUTCOME, {"key": key}).scalar()
 
     def count(self, sender: str, since: datetime, outcomes: tuple[str, ...] = (), *,
               excluding: tuple[str, ...] = (), answered: bool = False) -> int:
         """How many mails from ``sender`` were recorded since ``since`` (with one of ``outcomes``, if given;
         without those ``excluding``; with ``answered``, only those that got an answer of their own)."""
         with UnitOfWork(self.engine) as uow:
-            query = select(func.count()).select_from(InboundMail).where(
-                InboundMail.sender == sender, InboundMail.received_at >= since)
-            if outcomes:
-                query = query.where(InboundMail.outcome.in_(outcomes))
-            if excluding:
-                query = query.where(InboundMail.outcome.not_in(excluding))
-            if answered:
-                query = query.where(InboundMail.reason.not_like(f"{NOT_ANSWERED}%"))
-            return uow.session.exec(query).one()
+            return uow.session.connection().execute(_count(bool(outcomes), bool(excluding), answered), {
+                "sender": sender, "since": since, "outcomes": list(outcomes), "excluding": list(excluding)}).scalar_one()
 
     def strangers_mailed(self, since: datetime) -> int:
         with UnitOfWork(self.engine) as uow:
@@ -149,26 +172,16 @@ class MailLedger:
         ``recipient`` of the game or of no one game (a digest of several games): what a player's reply may hold of
         ours, pasted back or quoted in its subject."""
         with UnitOfWork(self.engine) as uow:
-            answered = uow.session.exec(
-                select(OutboxMail.subject, OutboxMail.text_body).where(OutboxMail.message_id.in_(message_ids))
-            ).all() if message_ids else []
-            recent = uow.session.exec(
-                select(OutboxMail.subject, OutboxMail.text_body)
-                .where(or_(OutboxMail.game_id == game_id, OutboxMail.game_id.is_(None)),  # type: ignore[union-attr]
-                       OutboxMail.recipient == recipient)
-                .order_by(OutboxMail.id.desc()).limit(limit)  # type: ignore[union-attr]
-            ).all()
+            connection = uow.session.connection()
+            answered = connection.execute(_SENT_AS, {"ids": list(message_ids)}).all() if message_ids else []
+            recent = connection.execute(_SENT_TO, {"game_id": game_id, "recipient": recipient, "limit": limit}).all()
         return [(subject, text) for subject, text in (*answered, *recent)]
 
     def asked(self, game_id: int, number: int) -> AskedDecision | None:
         """The decision ``number`` of a game as its latest mail that asked for it recorded it (after an undo a
         number can come back, and then the latest is the one players saw last)."""
         with UnitOfWork(self.engine) as uow:
-            row = uow.session.exec(
-                select(OutboxMail.decision_key, OutboxMail.decision_words)
-                .where(OutboxMail.game_id == game_id, OutboxMail.decision == number)
-                .order_by(OutboxMail.id.desc()).limit(1)  # type: ignore[union-attr]
-            ).first()
+            row = uow.session.connection().execute(_ASKED, {"game_id": game_id, "number": number}).first()
         return AskedDecision(game_id, number, row[0], row[1]) if row else None
 
     # ------------------------------------------------------------------ writing

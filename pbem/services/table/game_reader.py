@@ -13,7 +13,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Callable
 
-from sqlalchemy import Engine, func
+from sqlalchemy import Engine, bindparam, func
+from sqlalchemy import select as core_select
 from sqlmodel import Session, select
 
 from ...games import get_game
@@ -42,7 +43,7 @@ class GameReader:
 
     def get(self, game_id: int) -> GameInfo:
         with UnitOfWork(self.engine) as uow:
-            return self._load(uow.session, self._game(uow.session, game_id))
+            return self._load(uow.session, self._game_row(uow.session, game_id))
 
     def view(self, game_id: int, as_email: str | None = None) -> tuple[GameInfo, dict[str, Any]]:
         """The game and what ``as_email`` may see of it (everything, for the moderator); a finished game's
@@ -95,7 +96,16 @@ class GameReader:
         return game
 
     @staticmethod
+    def _game_row(s: Session, game_id: int) -> Any:
+        """The game's row, read as a row (``_load``)."""
+        row = s.connection().execute(_GAME, {"game_id": game_id}).first() if 0 < game_id <= MAX_GAME_ID else None
+        if row is None:
+            raise GameNotFound(f"there is no game {game_id}")
+        return row
+
+    @staticmethod
     def _seats(s: Session, game_id: int) -> list[Seat]:
+        """The game's seats as models, to change (``_load`` reads them as rows)."""
         return list(s.exec(select(Seat).where(Seat.game_id == game_id).order_by(Seat.seat)).all())
 
     @staticmethod
@@ -113,17 +123,27 @@ class GameReader:
         return info_of(game, seats, state, last_seq, self.archive)
 
     def _load(self, s: Session, game: Game) -> GameInfo:
-        """Latest snapshot plus the commands after it: the same cost early and late in a game."""
-        snapshot = s.exec(
-            select(Snapshot).where(Snapshot.game_id == game.id).order_by(Snapshot.seq.desc()).limit(1)
-        ).first()
-        later = [] if snapshot is None else list(s.exec(
-            select(Event).where(Event.game_id == game.id, Event.seq > snapshot.seq).order_by(Event.seq)
-        ).all())
-        return self._loaded(game, self._seats(s, game.id), snapshot, later)
+        """Latest snapshot plus the commands after it: the same cost early and late in a game. Read as rows, not
+        as the models (nothing here is changed and written back), by statements built once: a mail loads its
+        game twice, and the models' loading and the statements' building were most of a load (bench/mail.py)."""
+        s.flush()  # what the session holds unwritten is read too, as the models' own statements would (autoflush)
+        connection = s.connection()
+        snapshot = connection.execute(_LATEST_SNAPSHOT, {"game_id": game.id}).first()
+        later = [] if snapshot is None else connection.execute(
+            _EVENTS_AFTER, {"game_id": game.id, "after": snapshot.seq}).all()
+        return self._loaded(game, connection.execute(_SEATS, {"game_id": game.id}).all(), snapshot, later)
 
-    def _loaded(self, game: Game, seats: list[Seat], snapshot: Snapshot | None, later: list[Event]) -> GameInfo:
+    def _loaded(self, game: Game, seats: list[Any], snapshot: Any, later: list[Any]) -> GameInfo:
         return loaded(game, seats, snapshot, later, self.archive)
+
+
+_snapshots, _events, _seat_rows = Snapshot.__table__.c, Event.__table__.c, Seat.__table__.c  # type: ignore[attr-defined]
+_GAME = core_select(Game.__table__).where(Game.__table__.c.id == bindparam("game_id"))  # type: ignore[attr-defined]
+_LATEST_SNAPSHOT = core_select(_snapshots.seq, _snapshots.state).where(_snapshots.game_id == bindparam("game_id")) \
+    .order_by(_snapshots.seq.desc()).limit(1)
+_EVENTS_AFTER = core_select(_events.seq, _events.seat, _events.kind, _events.data).where(
+    _events.game_id == bindparam("game_id"), _events.seq > bindparam("after")).order_by(_events.seq)
+_SEATS = core_select(Seat.__table__).where(_seat_rows.game_id == bindparam("game_id")).order_by(_seat_rows.seat)  # type: ignore[attr-defined]
 
 
 def holders_said(s: Session, info: GameInfo) -> dict[int, str]:

@@ -148,6 +148,10 @@ _TOLD = (update(Seat).where(Seat.game_id == bindparam("which_game"), Seat.seat.i
          .values(told_seq=bindparam("seq")))
 
 
+# Built once, as _TOLD: every change of a game reads what its players' next mails tell.
+_EVENTS_AFTER = select(Event).where(Event.game_id == bindparam("game_id"), Event.seq > bindparam("after")).order_by(Event.seq)
+
+
 class GameChanges(GameReader):
     def __init__(
         self,
@@ -599,8 +603,7 @@ class GameChanges(GameReader):
         """Load into ``info.recent`` the events its players' next mails tell of (services.mail_out.chronicle)."""
         s.flush()
         first = min((p.told_seq for p in info.players), default=0)
-        info.recent = list(s.exec(select(Event).where(Event.game_id == info.id, Event.seq > first)
-                                  .order_by(Event.seq)).all())
+        info.recent = list(s.exec(_EVENTS_AFTER, params={"game_id": info.id, "after": first}).all())  # type: ignore[call-overload]
         if info.over:
             info.holders = holders_said(s, info)
 
