@@ -9,6 +9,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from email.message import EmailMessage
 
+from sqlalchemy import Engine
+
 from pbem.mail.mailto import ref_token
 from pbem.services.table.service import GameService
 from pbem.store.db import make_engine
@@ -28,13 +30,19 @@ def text_of(mail: EmailMessage) -> str:
     return mail.get_body(("plain",)).get_content().replace("\r\n", "\n")
 
 
-def test_links_apply_once_to_their_own_decision(dovecot, smtp_server, mail_config, database_url: str) -> None:
-    engine = make_engine(database_url)
+def opened(url: str, mail_config) -> tuple[Engine, GameService, int, MailWorker]:
+    """A Fifth Avenue of PLAYERS with secret words on a stopped clock, its first mails sent by the worker."""
+    engine = make_engine(url)
     clock = StoppedClock(datetime.now(timezone.utc))
     games = GameService(engine, mail_domain="example.test", clock=clock)
     game_id = games.create_game("fifth-avenue", PLAYERS, seed=44, secret_words=True)
     worker = MailWorker(engine, mail_config, clock=clock)
     worker.run_once()
+    return engine, games, game_id, worker
+
+
+def test_links_apply_once_to_their_own_decision(dovecot, smtp_server, mail_config, database_url: str) -> None:
+    engine, games, game_id, worker = opened(database_url, mail_config)
     words = {p.email: p.secret for p in games.get(game_id).players}
 
     def mail_in(message: EmailMessage) -> str:
@@ -93,12 +101,7 @@ def test_a_more_link_mails_the_choices_and_one_of_them_answers_the_decision(dove
     listing the group's commands as links with the decision mail's own ref line; one of them tapped (Outlook's
     shape) applies once. Asking changes nothing and asking again gives the same list; once the decision is over,
     the More link and the command get the stale answer."""
-    engine = make_engine(database_url)
-    clock = StoppedClock(datetime.now(timezone.utc))
-    games = GameService(engine, mail_domain="example.test", clock=clock)
-    game_id = games.create_game("fifth-avenue", PLAYERS, seed=44, secret_words=True)
-    worker = MailWorker(engine, mail_config, clock=clock)
-    worker.run_once()
+    engine, games, game_id, worker = opened(database_url, mail_config)
 
     def mail_in(message: EmailMessage) -> str:
         send(smtp_server, message)
