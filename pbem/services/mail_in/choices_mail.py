@@ -15,14 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from ...games import get_game
 from ...limits import CHOICES_AN_HOUR
 from ...mail.mailto import ref_token
 from ...render.mail import choices_html
 from ...words import plural
 from ..common.game_info import GameInfo
 from ..common.ledger import AskedDecision, MailLedger
-from ..mail_out.notices import game_subject, subject_tag, with_names
+from ..mail_out.notices import asked_decision, game_subject, subject_tag
 from ..mail_out.taps import Group, choice_links, choices, groups
 from ..table.service import GameService
 from .report import LineReport, MailReport
@@ -80,8 +79,7 @@ class Choices:
         report.lines.append(LineReport(line, "answered"))
         report.outcome = CHOICES
         answer = list_mail(game_subject(info), yours(report, info, report.open_now), number, group, links)
-        key, words = get_game(info.kind).decision_context(state)  # as services.mail_out.notices records it
-        answer.asked = AskedDecision(info.id, number, key[:120], with_names(info, words)[:255])
+        answer.asked = asked_decision(info, number)  # as the decision mail's row records it
         return answer
 
     def _token(self, info: GameInfo, number: int, linked: list[str]) -> str:

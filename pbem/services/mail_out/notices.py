@@ -54,6 +54,7 @@ from .chronicle import Happening, board_names, credited, describe, happenings, n
 from .first_screen import answer_block
 from .taps import taps
 from ..common.game_info import GameInfo
+from ..common.ledger import AskedDecision
 
 MakeMsgid = Callable[[], str]
 FIRST_SCREEN = 45  # lines of an 80x45 terminal: the decision and the top of the board must be on them
@@ -62,8 +63,8 @@ TOP_LINES = 24  # lines above the board at most for what happened; the rest goes
 TALK_PREVIEW = 72  # characters of a talk mail's first line: who speaks and the start of their words
 
 __all__ = [
-    "FIRST_SCREEN", "absence_announced", "asks", "board_again", "commands_applied", "commands_named",
-    "daily", "decision_number", "describe", "digest", "first_subject", "game_started", "game_subject",
+    "FIRST_SCREEN", "absence_announced", "asked_decision", "asks", "board_again", "commands_applied",
+    "commands_named", "daily", "decision_number", "describe", "digest", "first_subject", "game_started", "game_subject",
     "last_built_city",
     "late_notice", "mailed_seats", "moderator_change", "named", "plain_mail", "player_label", "reminder",
     "seat_given_away", "sender_name", "subject_tag", "talk", "thread_root", "to_moderator", "told_everybody",
@@ -222,9 +223,9 @@ class Mailer:
         decision = None
         headers: dict[str, str] = {}
         if asks(info, seat):
-            key, words = self.engine.decision_context(state)
             number = decision_number(info)
-            asked = {"decision": number, "decision_key": key[:120], "decision_words": with_names(info, words)[:255]}
+            recorded = asked_decision(info, number)
+            asked = {"decision": number, "decision_key": recorded.key, "decision_words": recorded.words}
             headers["X-Pbem-Decision"] = str(number)
             legal = state.legal_commands()
             notes = [with_names(info, n) for n in self.engine.decision_notes(state)]
@@ -623,3 +624,10 @@ def digest(email: str, sections: list[tuple[GameInfo, str]], msgid: MakeMsgid, n
                       headers={"Message-ID": message_id, "Auto-Submitted": "auto-generated"},
                       text_body=text, html_body=html_part(subject, text), next_attempt_at=now,
                       message_id=message_id, created_at=now)
+
+
+def asked_decision(info: GameInfo, number: int) -> AskedDecision:
+    """Decision ``number`` of the game as a mail that asks it records it on its outbox row (what a Reply to that
+    mail answers): the engine's context key and its words with the players' names, cut to their columns."""
+    key, words = get_game(info.kind).decision_context(info.state)
+    return AskedDecision(info.id, number, key[:120], with_names(info, words)[:255])

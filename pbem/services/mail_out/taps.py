@@ -115,9 +115,10 @@ def taps(info: GameInfo, seat: int, number: int, tag: str, token: str, secret: s
     """The links of the mail to ``seat`` that asks decision ``number`` in the game of subject tag ``tag``;
     ``token`` names the mail (``mailto.ref_token``). The ``ref`` line proves the seat as a Reply does, so the
     seat's secret word (``secret``, "" for none) goes into a link only when the mail has no token to name."""
-    commands, more = tap_commands(info, seat)
+    legal = info.state.legal_commands()  # the engine lists them anew at each call
+    commands, more = tap_commands(info, seat, legal)
     shown = set(commands)
-    asks = [group for group in groups(info.state.legal_commands()) if not shown.issuperset(group.commands)]
+    asks = [group for group in groups(legal) if not shown.issuperset(group.commands)] if more else []
     answer = _answer(tag, number, token, secret)
     return Taps([answer(command, command) for command in commands] + [answer(g.label, g.line) for g in asks], more)
 
@@ -139,10 +140,10 @@ def _answer(tag: str, number: int, token: str, secret: str) -> Callable[[str, st
     return lambda text, line: {"command": text, "href": mailto(ADDRESS_HERE, link_subject, line + tail)}
 
 
-def tap_commands(info: GameInfo, seat: int) -> tuple[list[str], int]:
-    """The commands to show as links to ``seat``, who must decide now, and how many legal ones are not shown."""
+def tap_commands(info: GameInfo, seat: int, legal: list[str]) -> tuple[list[str], int]:
+    """The commands to show as links to ``seat``, who must decide now, of its ``legal`` ones, and how many of
+    those are not shown."""
     state = info.state
-    legal = state.legal_commands()
     if len(legal) <= MOST:
         return list(legal), 0
     reach = get_game(info.kind).bid_reach(state) if has_auctions(info.kind) else None
