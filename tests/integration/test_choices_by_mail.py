@@ -63,6 +63,8 @@ def test_a_typed_choices_line_lists_the_commands_as_links_of_the_decision(games:
         "not answered: one list of choices a mail"]
     report = processor.handle(mail("choices nothing", in_reply_to=asked.message_id))
     assert report.outcome == "info" and "No command you may send now begins with 'nothing'" in report.reply_body
+    report = processor.handle(mail("choices " + "nothing" * 300, in_reply_to=asked.message_id))  # not echoed whole
+    assert report.outcome == "info" and "nothing" * 8 in report.reply_body and "nothing" * 9 not in report.reply_body
 
 
 def test_lists_of_choices_are_answered_at_most_ten_times_an_hour(games: GameService) -> None:

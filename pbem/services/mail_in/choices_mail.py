@@ -18,7 +18,7 @@ from datetime import timedelta
 from ...limits import CHOICES_AN_HOUR
 from ...mail.mailto import ref_token
 from ...render.mail import choices_html
-from ...words import plural
+from ...words import cut, plural
 from ..common.game_info import GameInfo
 from ..common.ledger import AskedDecision, MailLedger
 from ..mail_out.notices import asked_decision, game_subject, subject_tag
@@ -70,7 +70,7 @@ class Choices:
         if group is None:
             firsts = list(dict.fromkeys(" ".join(g.words) for g in groups(legal)))
             return self._refused(report, line, "no command you may send now begins so", [wrap(
-                f"No command you may send now begins with '{' '.join(line.split()[1:])}'. Ask for one of: "
+                f"No command you may send now begins with '{cut(' '.join(line.split()[1:]))}'. Ask for one of: "
                 + ", ".join(f"'choices {words}'" for words in firsts) + ".")])
         number = state.moves
         token = self._token(info, number, linked)
