@@ -24,6 +24,7 @@ ANN = "ann@example.org"
 GAME = "game@pbem.example"
 SIZES = (15_625, 125_000, 1_000_000)  # characters: 10^4 to 10^6, each eight times the one before
 RATIO = 16  # at most this much more CPU for eight times the text (linear: about 8; a square: 64)
+RETRIES = 3  # a size whose ratio is over RATIO is read this many times more, and the least time counts
 FLOOR = 0.01  # seconds: a shorter time is measured as this, so that a fixed cost does not make a ratio
 # Runs of each kind of character; a run is repeated up to the size wanted.
 RUNS = ["A", ">", " ", "@", ".", "1", "aЖ語ü ", "hi all ", "a@b.", "<a@b ", "1.", "1 (", "On 10:00 <a@b.c> wrote: ",
@@ -64,6 +65,13 @@ def assert_linear(games: GameService, run: str, prefix: str, sizes: tuple[int, .
     small = cpu_seconds(games, as_mail(body(run, sizes[0], prefix)))
     for n, eight_n in zip(sizes, sizes[1:]):
         large = cpu_seconds(games, as_mail(body(run, eight_n, prefix)))
+        if large / max(small, FLOOR) >= RATIO:
+            # One reading may carry a pause that is not its own (a collection of the garbage of earlier tests,
+            # another process in the CPU's caches): 0.055, 0.133 and 0.060 s for the same 62,500 characters one
+            # after the other. It never makes a reading cheaper, so the least of more tries is the reading's own
+            # cost; a square costs 64 times in every try.
+            small = min(small, *(cpu_seconds(games, as_mail(body(run, n, prefix))) for _ in range(RETRIES)))
+            large = min(large, *(cpu_seconds(games, as_mail(body(run, eight_n, prefix))) for _ in range(RETRIES)))
         assert large / max(small, FLOOR) < RATIO, f"{run!r}: {n} characters {small:.3f} s, {eight_n}: {large:.3f} s"
         small = large
 
