@@ -1,5 +1,5 @@
 """The mail worker killed with SIGKILL at every step of a batch, then restarted: nothing lost, nothing doubled, on
-SQLite and PostgreSQL.
+SQLite; on PostgreSQL at every crash point (the first step of each kind in the batch).
 
 ``pbem worker --once`` runs as a real process against Dovecot and the SMTP
 server, with ``PBEM_CRASH_AT=k`` (``pbem.crashpoints``): the k-th step it
@@ -176,7 +176,8 @@ class Scenario:
 
 
 def test_sigkill_at_every_step_of_a_batch_loses_and_doubles_nothing(
-        tmp_path, databases, dovecot, smtp_server, mailboxes, pbem_with) -> None:
+        tmp_path, databases, dovecot, smtp_server, mailboxes, pbem_with, request) -> None:
+    every_step = request.node.callspec.params["databases"] == "sqlite"
     clean = Scenario(tmp_path, databases, dovecot, smtp_server, mailboxes, "clean")
     run = clean.worker_process(pbem_with)
     assert run.returncode == 0, run.stdout + run.stderr
@@ -200,7 +201,13 @@ def test_sigkill_at_every_step_of_a_batch_loses_and_doubles_nothing(
             assert last_flush > last_commit, steps
     assert last_flush > 0, steps
 
-    for k, step in enumerate(steps, start=1):
+    # SQLite: every step of the batch. PostgreSQL: the first time the batch reaches each kind of step, every crash
+    # point of the worker (what differs between the databases is how each commit, claim and flush is written, and
+    # that is the same at every step of a kind); every step there cost 57 of the suite's 849 s.
+    chosen = [k for k, step in enumerate(steps, start=1) if every_step or step not in steps[:k - 1]]
+    assert every_step or len(chosen) == len(set(steps)) < len(steps)
+    for k in chosen:
+        step = steps[k - 1]
         case = Scenario(tmp_path, databases, dovecot, smtp_server, mailboxes, f"crash{k}")
         killed = case.worker_process(pbem_with, crash_at=k)
         assert killed.returncode == -signal.SIGKILL, (k, step, killed.stdout + killed.stderr)
