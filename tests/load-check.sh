@@ -8,7 +8,12 @@
 #
 # The modules take long under load (one round of all seven: 25-30 minutes beside other work on 2 CPUs), so two
 # clones may share the rounds: one runs the flood and storm modules, the other the worker modules, one of them
-# with burners (BURNERS=0 for the other keeps the load the same).
+# with burners (BURNERS=0 for the other keeps the load the same). The five worker modules alone, with 2 burners
+# and nothing else running: about 5 minutes a round.
+#
+# Do not pause a run (SIGSTOP to its process group, to time something else quietly): the tests' ceilings and
+# their subprocesses' timeouts run on while it is stopped, and the run fails for that (stop 53: `pbem config
+# check`'s 120 s ran out during a 28-minute pause). End it between runs instead and start the rounds again.
 #
 # Run it from the repository's root with the test environment active (the README's second command sets it up).
 # BURNERS (default: one per CPU, every core kept busy) busy loops run at the tests' own priority. Each run's
