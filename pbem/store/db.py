@@ -54,6 +54,7 @@ class DatabaseUnavailable(Exception):
 # exceptions, operator intervention (a terminated backend, a shutdown), transaction rollback (serialisation,
 # deadlock), insufficient resources.
 _TRANSIENT_SQLSTATES = ("08", "57", "40", "53")
+BUSY_SECONDS = 60  # how long a SQLite connection waits for another's write to end before "database is locked"
 _TRANSIENT_SQLITE = ("database is locked", "unable to open database", "disk i/o error")
 
 
@@ -192,7 +193,7 @@ def make_engine(url: str, *, create_folder: bool = True, flushed: bool = True) -
         read_only = read_only_file(url)
         if read_only is not None:
             return _read_only_engine(read_only)
-        engine = create_engine(url, connect_args={"timeout": 60})
+        engine = create_engine(url, connect_args={"timeout": BUSY_SECONDS})
         _sqlite_transactions(engine, "FULL" if flushed else "NORMAL")
         return engine
     options = {} if flushed else {"connect_args": {"options": "-c synchronous_commit=off"}}
@@ -280,13 +281,13 @@ def _read_only_engine(path: Path) -> Engine:
     wal = path.with_name(path.name + "-wal")
     immutable = not wal.exists() and not os.access(path.parent, os.W_OK)
     uri = f"file:{quote(str(path.resolve()))}?mode=ro" + ("&immutable=1" if immutable else "")
-    engine = create_engine(f"sqlite:///{path}", creator=lambda: sqlite3.connect(uri, uri=True, timeout=60,
+    engine = create_engine(f"sqlite:///{path}", creator=lambda: sqlite3.connect(uri, uri=True, timeout=BUSY_SECONDS,
                                                                         check_same_thread=False))
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
         dbapi_connection.isolation_level = None
-        dbapi_connection.execute("PRAGMA busy_timeout=60000")
+        dbapi_connection.execute(f"PRAGMA busy_timeout={BUSY_SECONDS * 1000}")
 
     @event.listens_for(engine, "begin")
     def _begin(connection) -> None:  # type: ignore[no-untyped-def]
@@ -308,7 +309,7 @@ def backup_sqlite(source: Path, target: Path) -> int:
         raise DatabaseFileError(f"the folder {target.parent} does not exist")
     partial = target.with_name(f".{target.name}.partial")
     partial.unlink(missing_ok=True)
-    reader = sqlite3.connect(f"file:{quote(str(source.resolve()))}?mode=ro", uri=True, timeout=60)
+    reader = sqlite3.connect(f"file:{quote(str(source.resolve()))}?mode=ro", uri=True, timeout=BUSY_SECONDS)
     try:
         copy = sqlite3.connect(partial)
         try:
@@ -330,7 +331,7 @@ def _sqlite_transactions(engine: Engine, synchronous: str) -> None:
     def _connect(dbapi_connection, record) -> None:  # type: ignore[no-untyped-def]
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves, below
         dbapi_connection.execute("PRAGMA foreign_keys=ON")
-        dbapi_connection.execute("PRAGMA busy_timeout=60000")
+        dbapi_connection.execute(f"PRAGMA busy_timeout={BUSY_SECONDS * 1000}")
         # Write-ahead log: one fsync per commit instead of the rollback journal's several, and the moderator's
         # CLI reads while the worker writes. synchronous stays FULL but for the worker's engines (NORMAL): a
         # commit of a CLI command survives a power cut the moment it returns.
@@ -355,10 +356,6 @@ def _sqlite_transactions(engine: Engine, synchronous: str) -> None:
             connection.exec_driver_sql("BEGIN")
 
 
-BUSY_SECONDS = 60.0  # how long a SQLite writer waits for another's write to end before "database is locked"
-BUSY_PAUSES = ((0.5, 0.0005), (BUSY_SECONDS, 0.005))  # (waited up to, pause between tries), in seconds
-
-
 def begin_writing(dbapi_connection: sqlite3.Connection, busy_seconds: float = BUSY_SECONDS) -> None:
     """``BEGIN IMMEDIATE``, waiting for another connection's write to end: tried again every half millisecond
     (after half a second, every 5 ms) for up to ``busy_seconds``, then SQLite's "database is locked".
@@ -377,11 +374,11 @@ def begin_writing(dbapi_connection: sqlite3.Connection, busy_seconds: float = BU
                 return
             except sqlite3.OperationalError as exc:
                 waited = time.monotonic() - started
-                if not ("locked" in str(exc) or "busy" in str(exc)) or waited >= busy_seconds:
+                if "database is locked" not in str(exc) or waited >= busy_seconds:
                     raise
-            time.sleep(next(pause for up_to, pause in BUSY_PAUSES if waited < up_to or up_to == BUSY_SECONDS))
+            time.sleep(0.0005 if waited < 0.5 else 0.005)
     finally:
-        dbapi_connection.execute(f"PRAGMA busy_timeout={int(BUSY_SECONDS * 1000)}")
+        dbapi_connection.execute(f"PRAGMA busy_timeout={BUSY_SECONDS * 1000}")
 
 
 def alembic_config(engine: Engine) -> AlembicConfig:

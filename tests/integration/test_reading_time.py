@@ -62,16 +62,18 @@ def cpu_seconds(games: GameService, raw: bytes) -> float:
 def assert_linear(games: GameService, run: str, prefix: str, sizes: tuple[int, ...]) -> None:
     """Each size eight times the one before costs less than RATIO times its CPU; a step at a time, so that a
     square fails at the second size, not after an hour at the last."""
-    small = cpu_seconds(games, as_mail(body(run, sizes[0], prefix)))
+    def cost(size: int, tries: int = 1) -> float:
+        return min(cpu_seconds(games, as_mail(body(run, size, prefix))) for _ in range(tries))
+
+    small = cost(sizes[0])
     for n, eight_n in zip(sizes, sizes[1:]):
-        large = cpu_seconds(games, as_mail(body(run, eight_n, prefix)))
+        large = cost(eight_n)
         if large / max(small, FLOOR) >= RATIO:
             # One reading may carry a pause that is not its own (a collection of the garbage of earlier tests,
             # another process in the CPU's caches): 0.055, 0.133 and 0.060 s for the same 62,500 characters one
             # after the other. It never makes a reading cheaper, so the least of more tries is the reading's own
             # cost; a square costs 64 times in every try.
-            small = min(small, *(cpu_seconds(games, as_mail(body(run, n, prefix))) for _ in range(RETRIES)))
-            large = min(large, *(cpu_seconds(games, as_mail(body(run, eight_n, prefix))) for _ in range(RETRIES)))
+            small, large = min(small, cost(n, RETRIES)), min(large, cost(eight_n, RETRIES))
         assert large / max(small, FLOOR) < RATIO, f"{run!r}: {n} characters {small:.3f} s, {eight_n}: {large:.3f} s"
         small = large
 
